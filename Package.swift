@@ -1,0 +1,76 @@
+// swift-tools-version: 6.1
+//
+// Module layering (arrows point down only):
+//
+//   netpathd, netpathctl            thin executables
+//        |
+//   NetPath                         public library: model re-export, PathMonitor
+//        |
+//   NetPathLinux                    libnl engine, sysfs facts, resolv.conf
+//        |            \
+//   NetPathCore        CNetlink     pure model / classification / evaluation / diff; libnl import
+//
+// NetPathTesting sits beside NetPath and gives tests a scriptable fake source.
+import PackageDescription
+
+let package = Package(
+    name: "netpath",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "NetPath", targets: ["NetPath"]),
+        .library(name: "NetPathTesting", targets: ["NetPathTesting"]),
+        .executable(name: "netpathd", targets: ["netpathd"]),
+        .executable(name: "netpathctl", targets: ["netpathctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CNetlink",
+            pkgConfig: "libnl-route-3.0",
+            providers: [.apt(["libnl-3-dev", "libnl-route-3-dev", "pkg-config"])]
+        ),
+        .target(
+            name: "NetPathCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "NetPathLinux",
+            dependencies: [
+                "NetPathCore",
+                "CNetlink",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "NetPath",
+            dependencies: ["NetPathCore", "NetPathLinux"]
+        ),
+        .target(
+            name: "NetPathTesting",
+            dependencies: ["NetPathCore"]
+        ),
+        .executableTarget(
+            name: "netpathctl",
+            dependencies: [
+                "NetPath",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "netpathd",
+            dependencies: [
+                "NetPath",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
+        .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath"]),
+        .testTarget(name: "CLITests", dependencies: ["NetPathCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,136 @@
+/// The outcome of classifying one link: type, kind, driver, metered and the facts behind them.
+public struct Classification: Hashable, Sendable {
+    public var type: InterfaceType
+    public var kind: String
+    public var driver: String
+    public var isMetered: Bool
+    public var meteredReason: Interface.MeteredReason
+    public var isConstrained: Bool
+    /// Human-readable facts, in the order they decided (e.g. `"DEVTYPE=wlan"`, `"override wwan*"`).
+    public var classifiedBy: [String]
+
+    public init(
+        type: InterfaceType,
+        kind: String = "",
+        driver: String = "",
+        isMetered: Bool = false,
+        meteredReason: Interface.MeteredReason = .default,
+        isConstrained: Bool = false,
+        classifiedBy: [String] = []
+    ) {
+        self.type = type
+        self.kind = kind
+        self.driver = driver
+        self.isMetered = isMetered
+        self.meteredReason = meteredReason
+        self.isConstrained = isConstrained
+        self.classifiedBy = classifiedBy
+    }
+}
+
+/// Classifies links from their facts, in design.md's order; the first matching step wins:
+///
+/// loopback (ARPHRD 772) → virtual (netlink kind, or sysfs path under `devices/virtual`) →
+/// Wi-Fi (`wireless/`, `phy80211`, DEVTYPE=wlan) → cellular (DEVTYPE=wwan, ARPHRD_RAWIP, WWAN
+/// drivers) → USB phone tether (wired, guessed metered) → wired (Ethernet with a device) → other.
+///
+/// Overrides then replace the type, metered or constrained flags by name.
+public struct InterfaceClassifier: Sendable {
+    /// Drivers of USB WWAN modems that present a network interface.
+    public static let cellularDrivers: Set<String> = [
+        "qmi_wwan", "cdc_mbim", "huawei_cdc_ncm", "sierra_net", "mhi_net", "ipa", "rmnet", "cdc_wdm",
+    ]
+    /// Drivers that phones use for USB tethering; such links are wired but usually metered.
+    public static let tetherDrivers: Set<String> = ["rndis_host", "cdc_ether", "cdc_ncm", "ipheth"]
+
+    /// The configured overrides, applied in order.
+    public var overrides: [InterfaceOverride]
+
+    public init(overrides: [InterfaceOverride] = []) {
+        self.overrides = overrides
+    }
+
+    /// Classifies one link.
+    public func classify(_ facts: LinkFacts) -> Classification {
+        var result = Self.classifyByFacts(facts)
+        for override in overrides where override.match.matches(facts.name) {
+            if let type = override.type, type != result.type {
+                result.classifiedBy.append("override \(override.match): type \(type)")
+                result.type = type
+                // A forced type carries its usual metered default unless metered is also forced.
+                if override.metered == nil && result.meteredReason != .override {
+                    result.isMetered = type == .cellular
+                    result.meteredReason = type == .cellular ? .cellular : .default
+                }
+            }
+            if let metered = override.metered {
+                result.classifiedBy.append("override \(override.match): metered \(metered)")
+                result.isMetered = metered
+                result.meteredReason = .override
+            }
+            if let constrained = override.constrained {
+                result.classifiedBy.append("override \(override.match): constrained \(constrained)")
+                result.isConstrained = constrained
+            }
+        }
+        return result
+    }
+
+    private static func classifyByFacts(_ f: LinkFacts) -> Classification {
+        let driver = f.driver
+        if f.arpType == ARPHardware.loopback {
+            return Classification(type: .loopback, driver: driver, classifiedBy: ["arptype=772 (loopback)"])
+        }
+        if !f.linkKind.isEmpty {
+            return Classification(type: .other, kind: f.linkKind, driver: driver, classifiedBy: ["link kind \(f.linkKind)"])
+        }
+        if f.isVirtualPath {
+            return Classification(
+                type: .other,
+                kind: f.devType,
+                driver: driver,
+                classifiedBy: ["sysfs device under devices/virtual"]
+            )
+        }
+        if f.hasWirelessDirectory || f.hasPhy80211 || f.devType == "wlan" {
+            var facts: [String] = []
+            if f.hasWirelessDirectory { facts.append("sysfs wireless/") }
+            if f.hasPhy80211 { facts.append("sysfs phy80211") }
+            if f.devType == "wlan" { facts.append("DEVTYPE=wlan") }
+            return Classification(type: .wifi, kind: f.devType, driver: driver, classifiedBy: facts)
+        }
+        if f.devType == "wwan" || f.arpType == ARPHardware.rawIP || cellularDrivers.contains(driver) {
+            var facts: [String] = []
+            if f.devType == "wwan" { facts.append("DEVTYPE=wwan") }
+            if f.arpType == ARPHardware.rawIP { facts.append("arptype=519 (raw IP)") }
+            if cellularDrivers.contains(driver) { facts.append("driver \(driver) (WWAN)") }
+            return Classification(
+                type: .cellular,
+                kind: f.devType,
+                driver: driver,
+                isMetered: true,
+                meteredReason: .cellular,
+                classifiedBy: facts
+            )
+        }
+        if tetherDrivers.contains(driver) {
+            return Classification(
+                type: .wired,
+                kind: f.devType,
+                driver: driver,
+                isMetered: true,
+                meteredReason: .tether,
+                classifiedBy: ["driver \(driver) (USB tether)"]
+            )
+        }
+        if f.arpType == ARPHardware.ether && f.hasDevice {
+            return Classification(
+                type: .wired,
+                kind: f.devType,
+                driver: driver,
+                classifiedBy: ["arptype=1 (Ethernet) with a device" + (driver.isEmpty ? "" : " (driver \(driver))")]
+            )
+        }
+        return Classification(type: .other, kind: f.devType, driver: driver, classifiedBy: ["arptype=\(f.arpType), no rule matched"])
+    }
+}

@@ -1,0 +1,159 @@
+import FoundationEssentials
+
+/// One transition netpath dispatches: an interface or a path changed.
+///
+/// Its JSON form (``JSONCoding``) is versioned and identical on a hook's stdin, on the control
+/// socket and in `netpathctl monitor --json`.
+public struct Event: Hashable, Sendable {
+    /// The JSON schema version.
+    public static let version = 1
+
+    /// The event names of design.md.
+    public enum Name: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+        // Interface scope.
+        case added, removed, up, down
+        case carrierUp = "carrier-up"
+        case carrierDown = "carrier-down"
+        case addressAdded = "address-added"
+        case addressRemoved = "address-removed"
+        /// Interface: type, metered, MTU, name or default routes changed. Path: a property changed while satisfied.
+        case changed
+        // Path scope.
+        case satisfied, unsatisfied
+
+        public var description: String { rawValue }
+
+        /// The scopes in which this name occurs.
+        public var scopes: [Scope] {
+            switch self {
+            case .changed: return [.interface, .path]
+            case .satisfied, .unsatisfied: return [.path]
+            default: return [.interface]
+            }
+        }
+    }
+
+    /// Whether an event concerns one interface or one policy's path.
+    public enum Scope: String, Hashable, Sendable, Codable, CaseIterable {
+        case interface, path
+    }
+
+    public var time: Date
+    public var name: Name
+    public var scope: Scope
+    /// The interface: the one concerned, or a path's primary; `nil` for a path without one.
+    public var interface: String?
+    public var interfaceType: InterfaceType?
+    /// The policy, for path events.
+    public var policy: String?
+    /// The path's previous primary, or an interface's previous name after a rename.
+    public var previousInterface: String?
+    /// Part of the state dispatched once at start.
+    public var startup: Bool
+    /// The path, for path events.
+    public var path: NetworkPath?
+    /// The interface's state, for interface events.
+    public var interfaceState: Interface?
+    /// The address, for `address-added` and `address-removed`.
+    public var address: InterfaceAddress?
+    /// What changed, for `changed` events (e.g. `["mtu", "default_routes"]`).
+    public var changes: [String]
+
+    public init(
+        time: Date,
+        name: Name,
+        scope: Scope,
+        interface: String? = nil,
+        interfaceType: InterfaceType? = nil,
+        policy: String? = nil,
+        previousInterface: String? = nil,
+        startup: Bool = false,
+        path: NetworkPath? = nil,
+        interfaceState: Interface? = nil,
+        address: InterfaceAddress? = nil,
+        changes: [String] = []
+    ) {
+        self.time = time
+        self.name = name
+        self.scope = scope
+        self.interface = interface
+        self.interfaceType = interfaceType
+        self.policy = policy
+        self.previousInterface = previousInterface
+        self.startup = startup
+        self.path = path
+        self.interfaceState = interfaceState
+        self.address = address
+        self.changes = changes
+    }
+
+    /// Which interface or policy the event is about: events with the same subject are ordered,
+    /// and a queued one may be made obsolete by a later one with the same subject.
+    public var subject: String {
+        switch scope {
+        case .interface: return "interface:" + (interfaceState.map { String($0.index) } ?? interface ?? "")
+        case .path: return "policy:" + (policy ?? "")
+        }
+    }
+}
+
+extension Event: Codable {
+    enum CodingKeys: String, CodingKey {
+        case version, time
+        case name = "event"
+        case scope, interface
+        case interfaceType = "interface_type"
+        case policy
+        case previousInterface = "previous_interface"
+        case startup, path
+        case interfaceState = "interface_state"
+        case address, changes
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Self.version, forKey: .version)
+        try c.encode(RFC3339.format(time), forKey: .time)
+        try c.encode(name, forKey: .name)
+        try c.encode(scope, forKey: .scope)
+        try c.encode(interface, forKey: .interface)
+        try c.encode(interfaceType, forKey: .interfaceType)
+        try c.encode(policy, forKey: .policy)
+        try c.encode(previousInterface, forKey: .previousInterface)
+        try c.encode(startup, forKey: .startup)
+        try c.encodeIfPresent(path, forKey: .path)
+        try c.encodeIfPresent(interfaceState, forKey: .interfaceState)
+        try c.encodeIfPresent(address, forKey: .address)
+        if !changes.isEmpty { try c.encode(changes, forKey: .changes) }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try c.decode(Int.self, forKey: .version)
+        guard version == Self.version else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .version,
+                in: c,
+                debugDescription: "event version \(version) is not supported (expected \(Self.version))"
+            )
+        }
+        let text = try c.decode(String.self, forKey: .time)
+        guard let time = RFC3339.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .time, in: c, debugDescription: "not an RFC 3339 time: \(text)")
+        }
+        self.init(
+            time: time,
+            name: try c.decode(Name.self, forKey: .name),
+            scope: try c.decode(Scope.self, forKey: .scope),
+            interface: try c.decodeIfPresent(String.self, forKey: .interface),
+            interfaceType: try c.decodeIfPresent(InterfaceType.self, forKey: .interfaceType),
+            policy: try c.decodeIfPresent(String.self, forKey: .policy),
+            previousInterface: try c.decodeIfPresent(String.self, forKey: .previousInterface),
+            startup: try c.decodeIfPresent(Bool.self, forKey: .startup) ?? false,
+            path: try c.decodeIfPresent(NetworkPath.self, forKey: .path),
+            interfaceState: try c.decodeIfPresent(Interface.self, forKey: .interfaceState),
+            address: try c.decodeIfPresent(InterfaceAddress.self, forKey: .address),
+            changes: try c.decodeIfPresent([String].self, forKey: .changes) ?? []
+        )
+    }
+}

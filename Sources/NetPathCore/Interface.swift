@@ -1,0 +1,166 @@
+/// One kernel link as netpath sees it: identity, classification, state, addresses and default routes.
+///
+/// `Interface` is a plain value: construct one in a test with the fields you care about.
+///
+/// ```swift
+/// let eth0 = Interface(index: 2, name: "eth0", type: .wired,
+///                      addresses: ["192.0.2.10/24"], defaultRoutes: [.init(via: IPAddress("192.0.2.1")!)])
+/// ```
+public struct Interface: Hashable, Sendable, Identifiable {
+    /// The kernel's operational state (RFC 2863), as `ip link` prints it in lower case.
+    public enum OperationalState: String, Sendable, Hashable, Codable {
+        case unknown, notpresent, down, lowerlayerdown, testing, dormant, up
+    }
+
+    /// Why an interface counts as metered or not.
+    public enum MeteredReason: String, Sendable, Hashable, Codable {
+        /// An `[[interface]]` override in the configuration set it.
+        case override
+        /// Cellular links are metered.
+        case cellular
+        /// A USB phone-tether driver (rndis_host, cdc_ether, cdc_ncm, ipheth): guessed metered.
+        case tether
+        /// No evidence either way: not metered.
+        case `default`
+    }
+
+    /// The kernel's interface index; stable for the life of the link.
+    public var index: Int32
+    /// The interface name; a link can be renamed.
+    public var name: String
+    /// The classified type.
+    public var type: InterfaceType
+    /// The netlink link kind or sysfs DEVTYPE (`veth`, `bridge`, `tun`, `wlan`, …); empty for plain hardware.
+    public var kind: String
+    /// The kernel driver bound to the device, when there is a device.
+    public var driver: String
+    /// The administrator set the link up (`IFF_UP`).
+    public var adminUp: Bool
+    /// The lower layer reports carrier (`IFF_LOWER_UP`).
+    public var carrier: Bool
+    /// The operational state.
+    public var operState: OperationalState
+    /// The MTU.
+    public var mtu: UInt32
+    /// The hardware address, lower-case colon-separated; empty when the link has none.
+    public var mac: String
+    /// Whether traffic on this interface should be treated as costly.
+    public var isMetered: Bool
+    /// Where ``isMetered`` came from.
+    public var meteredReason: MeteredReason
+    /// Whether the configuration marks this interface as constrained (low-data mode).
+    public var isConstrained: Bool
+    /// The configured addresses, sorted.
+    public var addresses: [InterfaceAddress]
+    /// The default routes leaving through this interface, sorted.
+    public var defaultRoutes: [DefaultRoute]
+    /// The facts the classification used, in the order they were considered (e.g. `"arptype=1"`).
+    public var classifiedBy: [String]
+
+    public var id: Int32 { index }
+
+    public init(
+        index: Int32,
+        name: String,
+        type: InterfaceType = .other,
+        kind: String = "",
+        driver: String = "",
+        adminUp: Bool = true,
+        carrier: Bool = true,
+        operState: OperationalState? = nil,
+        mtu: UInt32 = 1500,
+        mac: String = "",
+        isMetered: Bool = false,
+        meteredReason: MeteredReason? = nil,
+        isConstrained: Bool = false,
+        addresses: [InterfaceAddress] = [],
+        defaultRoutes: [DefaultRoute] = [],
+        classifiedBy: [String] = []
+    ) {
+        self.index = index
+        self.name = name
+        self.type = type
+        self.kind = kind
+        self.driver = driver
+        self.adminUp = adminUp
+        self.carrier = carrier
+        self.operState = operState ?? (adminUp && carrier ? .up : (adminUp ? .lowerlayerdown : .down))
+        self.mtu = mtu
+        self.mac = mac
+        self.isMetered = isMetered
+        self.meteredReason = meteredReason ?? (type == .cellular && isMetered ? .cellular : .default)
+        self.isConstrained = isConstrained
+        self.addresses = addresses.sorted()
+        self.defaultRoutes = defaultRoutes.sorted()
+        self.classifiedBy = classifiedBy
+    }
+
+    /// Admin up and carrier present: the link could carry traffic.
+    public var isConnected: Bool { adminUp && carrier }
+
+    /// Whether the interface has an address a connection of `family` could use.
+    public func hasUsableAddress(_ family: IPAddress.Family) -> Bool {
+        addresses.contains { $0.family == family && $0.isUsable }
+    }
+
+    /// The lowest-metric default route of `family` in `table`, if any.
+    public func bestDefaultRoute(_ family: IPAddress.Family, table: UInt32 = DefaultRoute.mainTable) -> DefaultRoute? {
+        defaultRoutes.filter { $0.family == family && $0.table == table }.min { $0.metric < $1.metric }
+    }
+
+    /// The address families this interface can carry traffic for by itself: connected, a usable
+    /// address of the family, and a default route of the family in the main table.
+    public var routableFamilies: [IPAddress.Family] {
+        guard isConnected else { return [] }
+        return [.ipv4, .ipv6].filter { hasUsableAddress($0) && bestDefaultRoute($0) != nil }
+    }
+
+    /// Connected, with a usable address and a default route: what the `up` event means.
+    public var isUsable: Bool { !routableFamilies.isEmpty }
+}
+
+extension Interface: Codable {
+    enum CodingKeys: String, CodingKey {
+        case name, index, type, kind, driver
+        case adminUp = "admin_up"
+        case carrier
+        case operState = "oper_state"
+        case mtu, mac
+        case isMetered = "metered"
+        case meteredReason = "metered_reason"
+        case isConstrained = "constrained"
+        case addresses
+        case defaultRoutes = "default_routes"
+        case classifiedBy = "classified_by"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try c.decodeIfPresent(InterfaceType.self, forKey: .type) ?? .other
+        let metered = try c.decodeIfPresent(Bool.self, forKey: .isMetered) ?? false
+        self.init(
+            index: try c.decode(Int32.self, forKey: .index),
+            name: try c.decode(String.self, forKey: .name),
+            type: type,
+            kind: try c.decodeIfPresent(String.self, forKey: .kind) ?? "",
+            driver: try c.decodeIfPresent(String.self, forKey: .driver) ?? "",
+            adminUp: try c.decodeIfPresent(Bool.self, forKey: .adminUp) ?? true,
+            carrier: try c.decodeIfPresent(Bool.self, forKey: .carrier) ?? true,
+            operState: try c.decodeIfPresent(OperationalState.self, forKey: .operState),
+            mtu: try c.decodeIfPresent(UInt32.self, forKey: .mtu) ?? 1500,
+            mac: try c.decodeIfPresent(String.self, forKey: .mac) ?? "",
+            isMetered: metered,
+            meteredReason: try c.decodeIfPresent(MeteredReason.self, forKey: .meteredReason),
+            isConstrained: try c.decodeIfPresent(Bool.self, forKey: .isConstrained) ?? false,
+            addresses: try c.decodeIfPresent([InterfaceAddress].self, forKey: .addresses) ?? [],
+            defaultRoutes: try c.decodeIfPresent([DefaultRoute].self, forKey: .defaultRoutes) ?? [],
+            classifiedBy: try c.decodeIfPresent([String].self, forKey: .classifiedBy) ?? []
+        )
+    }
+}
+
+extension DefaultRoute {
+    enum CodingKeys: String, CodingKey {
+        case family, gateway, metric, table
+    }
+}

@@ -1,0 +1,24 @@
+import FoundationEssentials
+
+/// The one JSON encoding netpath uses everywhere: sorted keys (stable output that diffs and
+/// golden files can rely on), no escaped slashes.
+public enum JSONCoding {
+    /// A compact encoder: one object per line for streams.
+    public static func lineEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// A pretty encoder for human-facing `--json` output.
+    public static func prettyEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        return encoder
+    }
+
+    /// Encodes `value` as one line of UTF-8 JSON without the newline.
+    public static func line(_ value: some Encodable) throws -> String {
+        String(decoding: try lineEncoder().encode(value), as: UTF8.self)
+    }
+}

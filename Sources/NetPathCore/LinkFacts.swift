@@ -1,0 +1,54 @@
+/// What the kernel says about a link, gathered from netlink and sysfs, before classification.
+///
+/// Classification is a pure function of these facts (and the configured overrides), so fixture
+/// facts classify in tests exactly like real ones.
+public struct LinkFacts: Hashable, Sendable, Codable {
+    /// The interface name.
+    public var name: String
+    /// The ARPHRD_* hardware type (1 Ethernet, 772 loopback, 519 raw IP, 65534 none).
+    public var arpType: UInt16
+    /// The netlink link kind (`IFLA_INFO_KIND`): `veth`, `bridge`, `tun`, …; empty for hardware.
+    public var linkKind: String
+    /// `DEVTYPE=` from the sysfs `uevent` file (`wlan`, `wwan`, `bridge`, …).
+    public var devType: String
+    /// A `wireless/` directory exists under the sysfs node.
+    public var hasWirelessDirectory: Bool
+    /// A `phy80211` link exists under the sysfs node.
+    public var hasPhy80211: Bool
+    /// The sysfs node has a `device` link: it is backed by hardware (or a bus device).
+    public var hasDevice: Bool
+    /// The resolved sysfs path lies under `devices/virtual`.
+    public var isVirtualPath: Bool
+    /// The name of the driver bound to the device (`device/driver`).
+    public var driver: String
+
+    public init(
+        name: String,
+        arpType: UInt16 = ARPHardware.ether,
+        linkKind: String = "",
+        devType: String = "",
+        hasWirelessDirectory: Bool = false,
+        hasPhy80211: Bool = false,
+        hasDevice: Bool = false,
+        isVirtualPath: Bool = false,
+        driver: String = ""
+    ) {
+        self.name = name
+        self.arpType = arpType
+        self.linkKind = linkKind
+        self.devType = devType
+        self.hasWirelessDirectory = hasWirelessDirectory
+        self.hasPhy80211 = hasPhy80211
+        self.hasDevice = hasDevice
+        self.isVirtualPath = isVirtualPath
+        self.driver = driver
+    }
+}
+
+/// The ARPHRD_* values classification looks at (from `linux/if_arp.h`).
+public enum ARPHardware {
+    public static let ether: UInt16 = 1
+    public static let rawIP: UInt16 = 519
+    public static let loopback: UInt16 = 772
+    public static let none: UInt16 = 65534
+}

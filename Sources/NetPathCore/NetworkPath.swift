@@ -1,0 +1,184 @@
+/// The state of the network path as one policy sees it: the `NWPath` fields, computed on Linux.
+///
+/// Unlike Apple's `NWPath`, this is a plain value you can construct in a test:
+///
+/// ```swift
+/// let path = NetworkPath(status: .satisfied, availableInterfaces: [.init(name: "eth0", index: 2, type: .wired)])
+/// ```
+public struct NetworkPath: Hashable, Sendable {
+    /// Whether the path can be used.
+    public enum Status: String, Hashable, Sendable, Codable {
+        /// At least one interface satisfies the policy.
+        case satisfied
+        /// No interface satisfies the policy; see ``UnsatisfiedReason``.
+        case unsatisfied
+        /// An allowed interface is connected but has no usable address yet (e.g. DHCP pending).
+        case requiresConnection = "requires-connection"
+    }
+
+    /// Why a path is not satisfied.
+    public enum UnsatisfiedReason: String, Hashable, Sendable, Codable {
+        /// No allowed interface is connected (admin up with carrier).
+        case noInterface = "no-interface"
+        /// Allowed interfaces are connected and addressed, but none has a default route.
+        case noRoute = "no-route"
+        /// Every interface present has a type the policy does not allow.
+        case onlyProhibitedTypes = "only-prohibited-types"
+        /// Only metered interfaces could carry the path, and the policy denies metered ones.
+        case meteredDenied = "metered-denied"
+        /// The policy has a target, and no usable interface routes to it.
+        case targetUnreachable = "target-unreachable"
+    }
+
+    /// The identity of an interface as a path refers to it (`NWInterface`'s fields).
+    public struct PathInterface: Hashable, Sendable, Codable, CustomStringConvertible {
+        public var name: String
+        public var index: Int32
+        public var type: InterfaceType
+        public var isMetered: Bool
+
+        public init(name: String, index: Int32, type: InterfaceType, isMetered: Bool = false) {
+            self.name = name
+            self.index = index
+            self.type = type
+            self.isMetered = isMetered
+        }
+
+        /// The identity of `interface`.
+        public init(_ interface: Interface) {
+            self.init(name: interface.name, index: interface.index, type: interface.type, isMetered: interface.isMetered)
+        }
+
+        public var description: String { name }
+
+        enum CodingKeys: String, CodingKey {
+            case name, index, type
+            case isMetered = "metered"
+        }
+    }
+
+    /// The policy this path was evaluated for.
+    public var policy: String
+    public var status: Status
+    /// Set when ``status`` is not ``Status/satisfied``.
+    public var unsatisfiedReason: UnsatisfiedReason?
+    /// The interface traffic would use: the first of ``availableInterfaces``.
+    public var primary: PathInterface?
+    /// The preferred interface for IPv4 traffic.
+    public var primaryIPv4: PathInterface?
+    /// The preferred interface for IPv6 traffic.
+    public var primaryIPv6: PathInterface?
+    /// The candidate interfaces, in preference order.
+    public var availableInterfaces: [PathInterface]
+    /// The primary interface is metered.
+    public var isExpensive: Bool
+    /// The primary interface is marked constrained in the configuration.
+    public var isConstrained: Bool
+    public var supportsIPv4: Bool
+    public var supportsIPv6: Bool
+    /// A DNS server is configured that the path can reach.
+    public var supportsDNS: Bool
+    /// The gateways of the primary interfaces' default routes (IPv4 first).
+    public var gateways: [IPAddress]
+
+    public init(
+        policy: String = PathPolicy.default.name,
+        status: Status,
+        unsatisfiedReason: UnsatisfiedReason? = nil,
+        primary: PathInterface? = nil,
+        primaryIPv4: PathInterface? = nil,
+        primaryIPv6: PathInterface? = nil,
+        availableInterfaces: [PathInterface] = [],
+        isExpensive: Bool? = nil,
+        isConstrained: Bool = false,
+        supportsIPv4: Bool = false,
+        supportsIPv6: Bool = false,
+        supportsDNS: Bool = false,
+        gateways: [IPAddress] = []
+    ) {
+        self.policy = policy
+        self.status = status
+        self.unsatisfiedReason = unsatisfiedReason
+        self.primary = primary ?? availableInterfaces.first
+        self.primaryIPv4 = primaryIPv4
+        self.primaryIPv6 = primaryIPv6
+        self.availableInterfaces = availableInterfaces
+        self.isExpensive = isExpensive ?? (self.primary?.isMetered ?? false)
+        self.isConstrained = isConstrained
+        self.supportsIPv4 = supportsIPv4
+        self.supportsIPv6 = supportsIPv6
+        self.supportsDNS = supportsDNS
+        self.gateways = gateways
+    }
+
+    /// Whether the path's primary interface (overall, IPv4 or IPv6) has `type`, like `NWPath.usesInterfaceType(_:)`.
+    public func usesInterfaceType(_ type: InterfaceType) -> Bool {
+        [primary, primaryIPv4, primaryIPv6].contains { $0?.type == type }
+    }
+}
+
+extension NetworkPath: Codable {
+    enum CodingKeys: String, CodingKey {
+        case policy, status
+        case unsatisfiedReason = "unsatisfied_reason"
+        case primary
+        case primaryIPv4 = "primary_ipv4"
+        case primaryIPv6 = "primary_ipv6"
+        case availableInterfaces = "available_interfaces"
+        case interfaceDetails = "interface_details"
+        case isExpensive = "is_expensive"
+        case isConstrained = "is_constrained"
+        case supportsIPv4 = "supports_ipv4"
+        case supportsIPv6 = "supports_ipv6"
+        case supportsDNS = "supports_dns"
+        case gateways
+    }
+
+    // design.md shapes: interfaces appear by name; `interface_details` carries the rest of the
+    // identity (index, type, metered) so that a decoded path equals the encoded one.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(policy, forKey: .policy)
+        try c.encode(status, forKey: .status)
+        try c.encode(unsatisfiedReason, forKey: .unsatisfiedReason)
+        try c.encode(primary?.name, forKey: .primary)
+        try c.encode(primaryIPv4?.name, forKey: .primaryIPv4)
+        try c.encode(primaryIPv6?.name, forKey: .primaryIPv6)
+        try c.encode(availableInterfaces.map(\.name), forKey: .availableInterfaces)
+        try c.encode(availableInterfaces, forKey: .interfaceDetails)
+        try c.encode(isExpensive, forKey: .isExpensive)
+        try c.encode(isConstrained, forKey: .isConstrained)
+        try c.encode(supportsIPv4, forKey: .supportsIPv4)
+        try c.encode(supportsIPv6, forKey: .supportsIPv6)
+        try c.encode(supportsDNS, forKey: .supportsDNS)
+        try c.encode(gateways, forKey: .gateways)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let names = try c.decodeIfPresent([String].self, forKey: .availableInterfaces) ?? []
+        var known = try c.decodeIfPresent([PathInterface].self, forKey: .interfaceDetails) ?? []
+        if known.map(\.name) != names {
+            known = names.enumerated().map { PathInterface(name: $1, index: Int32($0), type: .other) }
+        }
+        func lookup(_ key: CodingKeys) throws -> PathInterface? {
+            guard let name = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+            return known.first { $0.name == name } ?? PathInterface(name: name, index: 0, type: .other)
+        }
+        self.init(
+            policy: try c.decodeIfPresent(String.self, forKey: .policy) ?? PathPolicy.default.name,
+            status: try c.decode(Status.self, forKey: .status),
+            unsatisfiedReason: try c.decodeIfPresent(UnsatisfiedReason.self, forKey: .unsatisfiedReason),
+            primary: try lookup(.primary),
+            primaryIPv4: try lookup(.primaryIPv4),
+            primaryIPv6: try lookup(.primaryIPv6),
+            availableInterfaces: known,
+            isExpensive: try c.decodeIfPresent(Bool.self, forKey: .isExpensive),
+            isConstrained: try c.decodeIfPresent(Bool.self, forKey: .isConstrained) ?? false,
+            supportsIPv4: try c.decodeIfPresent(Bool.self, forKey: .supportsIPv4) ?? false,
+            supportsIPv6: try c.decodeIfPresent(Bool.self, forKey: .supportsIPv6) ?? false,
+            supportsDNS: try c.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
+            gateways: try c.decodeIfPresent([IPAddress].self, forKey: .gateways) ?? []
+        )
+    }
+}

@@ -1,0 +1,61 @@
+/// A path together with the reasoning behind it: what `netpathctl explain` prints.
+public struct PathEvaluation: Hashable, Sendable {
+    /// Why an interface cannot carry the path at all.
+    public enum Rejection: String, Hashable, Sendable, Codable {
+        case loopback
+        case wrongType = "wrong-type"
+        case prohibited
+        case meteredDenied = "metered-denied"
+        case adminDown = "admin-down"
+        case noCarrier = "no-carrier"
+        case noAddress = "no-address"
+        case noDefaultRoute = "no-default-route"
+        case noRouteToTarget = "no-route-to-target"
+    }
+
+    /// Why a candidate ranked below the one before it.
+    public enum Ranking: String, Hashable, Sendable, Codable {
+        /// It is metered and the policy avoids metered interfaces.
+        case meteredAvoided = "metered-avoided"
+        /// Its type comes later in the policy's `prefer` list.
+        case lowerPreference = "lower-preference"
+        /// Its best route has a higher metric.
+        case higherMetric = "higher-metric"
+        /// Everything else was equal; the lower interface index won.
+        case tieBreak = "tie-break"
+    }
+
+    /// The verdict on one interface.
+    public enum Outcome: Hashable, Sendable {
+        /// The path's primary interface.
+        case primary
+        /// A usable candidate at `rank` (1 is just behind the primary), and why it lost to the one ahead.
+        case candidate(rank: Int, lostBecause: Ranking)
+        /// Not a candidate.
+        case rejected(Rejection)
+    }
+
+    /// One interface and the verdict on it.
+    public struct Verdict: Hashable, Sendable {
+        public var interface: NetworkPath.PathInterface
+        public var outcome: Outcome
+        /// Supporting detail for people: metrics, types, what is missing.
+        public var detail: String
+
+        public init(interface: NetworkPath.PathInterface, outcome: Outcome, detail: String) {
+            self.interface = interface
+            self.outcome = outcome
+            self.detail = detail
+        }
+    }
+
+    /// The path.
+    public var path: NetworkPath
+    /// A verdict for every interface in the state, primary first, then candidates, then rejections.
+    public var verdicts: [Verdict]
+
+    public init(path: NetworkPath, verdicts: [Verdict]) {
+        self.path = path
+        self.verdicts = verdicts
+    }
+}

@@ -1,0 +1,210 @@
+/// Evaluates a ``PathPolicy`` against a ``SystemState`` into a ``NetworkPath``.
+///
+/// An interface is a *candidate* when it is admin up, has carrier, has a usable address of a
+/// family for which it has a default route in the main table (or, with a target, a route to the
+/// target), and passes the policy's type and metered filters. Candidates are ordered by: unmetered
+/// first (metered `avoid`), then the `prefer` list, then the lowest route metric, then the index;
+/// with no `prefer`, this is the kernel's own choice.
+///
+/// Status: `satisfied` with any candidate. `requires-connection` when an allowed interface is
+/// connected but has no usable address yet (DHCP or SLAAC pending). Otherwise `unsatisfied`, with
+/// the most specific reason (see ``NetworkPath/UnsatisfiedReason``). A connected, addressed link
+/// without a default route is `unsatisfied` (`no-route`) rather than `requires-connection`:
+/// statically addressed LAN-only links stay that way, and calling them pending would be a lie.
+public struct PathEvaluator: Sendable {
+    public var policy: PathPolicy
+
+    public init(policy: PathPolicy) {
+        self.policy = policy
+    }
+
+    /// The path for `state`.
+    public func path(for state: SystemState) -> NetworkPath {
+        evaluate(state).path
+    }
+
+    private struct Candidate {
+        var interface: Interface
+        var families: [IPAddress.Family]
+        /// Best metric per family, for the per-family primaries.
+        var metric: [IPAddress.Family: UInt32]
+        var gateways: [IPAddress.Family: IPAddress]
+
+        var bestMetric: UInt32 { metric.values.min() ?? .max }
+    }
+
+    /// The path for `state` and the verdict on every interface.
+    public func evaluate(_ state: SystemState) -> PathEvaluation {
+        var candidates: [Candidate] = []
+        var rejected: [(Interface, PathEvaluation.Rejection, String)] = []
+        let target = policy.target.map { state.targets[$0] ?? .init(addresses: [], routes: []) }
+
+        for interface in state.interfaces {
+            switch examine(interface, target: target) {
+            case .success(let candidate): candidates.append(candidate)
+            case .failure(let why): rejected.append((interface, why.rejection, why.detail))
+            }
+        }
+
+        let ordered = candidates.sorted { before($0, $1, family: nil) }
+        func primary(_ family: IPAddress.Family) -> NetworkPath.PathInterface? {
+            candidates.filter { $0.families.contains(family) }.sorted { before($0, $1, family: family) }
+                .first.map { NetworkPath.PathInterface($0.interface) }
+        }
+
+        let available = ordered.map { NetworkPath.PathInterface($0.interface) }
+        let primaryIPv4 = primary(.ipv4)
+        let primaryIPv6 = primary(.ipv6)
+        let supportsIPv4 = primaryIPv4 != nil
+        let supportsIPv6 = primaryIPv6 != nil
+        var gateways: [IPAddress] = []
+        for (family, chosen) in [(IPAddress.Family.ipv4, primaryIPv4), (.ipv6, primaryIPv6)] {
+            if let chosen, let gw = candidates.first(where: { $0.interface.index == chosen.index })?.gateways[family] {
+                gateways.append(gw)
+            }
+        }
+        let supportsDNS = state.dnsServers.contains { server in
+            server.isLoopback || (server.family == .ipv4 ? supportsIPv4 : supportsIPv6)
+        }
+
+        let status: NetworkPath.Status
+        var reason: NetworkPath.UnsatisfiedReason?
+        if !ordered.isEmpty {
+            status = .satisfied
+        } else if rejected.contains(where: { $0.1 == .noAddress }) {
+            status = .requiresConnection
+        } else {
+            status = .unsatisfied
+            reason = unsatisfiedReason(rejected.map(\.1))
+        }
+
+        let path = NetworkPath(
+            policy: policy.name,
+            status: status,
+            unsatisfiedReason: status == .satisfied ? nil : reason,
+            primaryIPv4: primaryIPv4,
+            primaryIPv6: primaryIPv6,
+            availableInterfaces: available,
+            isConstrained: ordered.first?.interface.isConstrained ?? false,
+            supportsIPv4: supportsIPv4,
+            supportsIPv6: supportsIPv6,
+            supportsDNS: status == .satisfied && supportsDNS,
+            gateways: gateways
+        )
+
+        var verdicts: [PathEvaluation.Verdict] = []
+        for (rank, candidate) in ordered.enumerated() {
+            let outcome: PathEvaluation.Outcome =
+                rank == 0 ? .primary : .candidate(rank: rank, lostBecause: ranking(candidate, behind: ordered[rank - 1]))
+            verdicts.append(.init(interface: .init(candidate.interface), outcome: outcome, detail: describe(candidate)))
+        }
+        for (interface, rejection, detail) in rejected {
+            verdicts.append(.init(interface: .init(interface), outcome: .rejected(rejection), detail: detail))
+        }
+        return PathEvaluation(path: path, verdicts: verdicts)
+    }
+
+    private struct Why: Error {
+        var rejection: PathEvaluation.Rejection
+        var detail: String
+    }
+
+    private func examine(_ i: Interface, target: SystemState.TargetReachability?) -> Result<Candidate, Why> {
+        if i.type == .loopback && !policy.require.contains(.loopback) {
+            return .failure(Why(rejection: .loopback, detail: "loopback never carries a path"))
+        }
+        if !policy.require.isEmpty && !policy.require.contains(i.type) {
+            let allowed = policy.require.map(\.rawValue).joined(separator: ", ")
+            return .failure(Why(rejection: .wrongType, detail: "type \(i.type) is not in require [\(allowed)]"))
+        }
+        if policy.prohibit.contains(i.type) {
+            return .failure(Why(rejection: .prohibited, detail: "type \(i.type) is prohibited"))
+        }
+        if i.isMetered && policy.metered == .deny {
+            return .failure(Why(rejection: .meteredDenied, detail: "metered (\(i.meteredReason.rawValue)) and metered = \"deny\""))
+        }
+        if !i.adminUp {
+            return .failure(Why(rejection: .adminDown, detail: "administratively down"))
+        }
+        if !i.carrier {
+            return .failure(Why(rejection: .noCarrier, detail: "no carrier"))
+        }
+        let addressed = [IPAddress.Family.ipv4, .ipv6].filter { i.hasUsableAddress($0) }
+        if addressed.isEmpty {
+            return .failure(Why(rejection: .noAddress, detail: "no usable address yet"))
+        }
+
+        var metric: [IPAddress.Family: UInt32] = [:]
+        var gateways: [IPAddress.Family: IPAddress] = [:]
+        if let target {
+            guard let route = target.routes.first(where: { $0.interfaceIndex == i.index }),
+                let family = target.addresses.first?.family, addressed.contains(family)
+            else {
+                let detail = target.addresses.isEmpty ? "target \(policy.target ?? "") did not resolve" : "no route to \(policy.target ?? "")"
+                return .failure(Why(rejection: .noRouteToTarget, detail: detail))
+            }
+            metric[family] = route.metric
+            gateways[family] = route.gateway
+        } else {
+            for family in addressed {
+                if let route = i.bestDefaultRoute(family) {
+                    metric[family] = route.metric
+                    gateways[family] = route.gateway
+                }
+            }
+            if metric.isEmpty {
+                let families = addressed.map { $0 == .ipv4 ? "IPv4" : "IPv6" }.joined(separator: "/")
+                return .failure(Why(rejection: .noDefaultRoute, detail: "has \(families) addresses but no default route"))
+            }
+        }
+        let families = [IPAddress.Family.ipv4, .ipv6].filter { metric[$0] != nil }
+        return .success(Candidate(interface: i, families: families, metric: metric, gateways: gateways))
+    }
+
+    private func preferenceRank(_ type: InterfaceType) -> Int {
+        policy.prefer.firstIndex(of: type) ?? policy.prefer.count
+    }
+
+    /// The candidate order: a strict weak ordering, so the result never depends on input order.
+    private func before(_ a: Candidate, _ b: Candidate, family: IPAddress.Family?) -> Bool {
+        if policy.metered == .avoid && a.interface.isMetered != b.interface.isMetered {
+            return !a.interface.isMetered
+        }
+        let pa = preferenceRank(a.interface.type)
+        let pb = preferenceRank(b.interface.type)
+        if pa != pb { return pa < pb }
+        let ma = family.flatMap { a.metric[$0] } ?? a.bestMetric
+        let mb = family.flatMap { b.metric[$0] } ?? b.bestMetric
+        if ma != mb { return ma < mb }
+        return a.interface.index < b.interface.index
+    }
+
+    private func ranking(_ loser: Candidate, behind winner: Candidate) -> PathEvaluation.Ranking {
+        if policy.metered == .avoid && loser.interface.isMetered && !winner.interface.isMetered {
+            return .meteredAvoided
+        }
+        if preferenceRank(loser.interface.type) > preferenceRank(winner.interface.type) {
+            return .lowerPreference
+        }
+        if loser.bestMetric > winner.bestMetric { return .higherMetric }
+        return .tieBreak
+    }
+
+    private func describe(_ c: Candidate) -> String {
+        let parts = c.families.map { family -> String in
+            let via = c.gateways[family].map { " via \($0)" } ?? ""
+            return "\(family == .ipv4 ? "IPv4" : "IPv6")\(via) metric \(c.metric[family]!)"
+        }
+        return "type \(c.interface.type)\(c.interface.isMetered ? ", metered" : ""); " + parts.joined(separator: ", ")
+    }
+
+    private func unsatisfiedReason(_ rejections: [PathEvaluation.Rejection]) -> NetworkPath.UnsatisfiedReason {
+        let relevant = rejections.filter { $0 != .loopback }
+        if relevant.isEmpty { return .noInterface }
+        if relevant.allSatisfy({ $0 == .wrongType || $0 == .prohibited }) { return .onlyProhibitedTypes }
+        if relevant.contains(.noRouteToTarget) { return .targetUnreachable }
+        if relevant.contains(.noDefaultRoute) { return .noRoute }
+        if relevant.contains(.meteredDenied) { return .meteredDenied }
+        return .noInterface
+    }
+}

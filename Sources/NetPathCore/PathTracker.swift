@@ -1,0 +1,206 @@
+import FoundationEssentials
+
+/// The transition state machine: feed it successive ``SystemState``s, get the ``Event``s between them.
+///
+/// A pure value: no clock, no I/O. The caller supplies the time and carries out the events.
+///
+/// ```swift
+/// var tracker = PathTracker(policies: [.default])
+/// let startup = tracker.start(with: state, at: .now)   // the current state as startup events
+/// let events = tracker.update(to: newState, at: .now) // the transitions since
+/// ```
+public struct PathTracker: Sendable {
+    /// The policies evaluated on every update, in order.
+    public private(set) var policies: [PathPolicy]
+    /// The last state seen.
+    public private(set) var state: SystemState
+    /// The last path of each policy, in policy order.
+    public private(set) var paths: [NetworkPath]
+
+    public init(policies: [PathPolicy] = [.default], state: SystemState = SystemState()) {
+        self.policies = policies.isEmpty ? [.default] : policies
+        self.state = state
+        self.paths = self.policies.map { PathEvaluator(policy: $0).path(for: state) }
+    }
+
+    /// Adopts `state` as the starting point and returns it as startup events: each interface's
+    /// `up` or `down` and each policy's `satisfied` or `unsatisfied`, all marked `startup`.
+    public mutating func start(with state: SystemState, at time: Date) -> [Event] {
+        self.state = state
+        paths = policies.map { PathEvaluator(policy: $0).path(for: state) }
+        var events: [Event] = []
+        for interface in state.interfaces {
+            events.append(
+                Self.interfaceEvent(interface.isUsable ? .up : .down, interface, at: time, startup: true)
+            )
+        }
+        for path in paths {
+            events.append(
+                Self.pathEvent(path.status == .satisfied ? .satisfied : .unsatisfied, path, previous: nil, at: time, startup: true)
+            )
+        }
+        return events
+    }
+
+    /// Replaces the policies (a config reload); returns the path events the change causes.
+    public mutating func setPolicies(_ newPolicies: [PathPolicy], at time: Date) -> [Event] {
+        let oldByName = Dictionary(zip(policies.map(\.name), paths), uniquingKeysWith: { a, _ in a })
+        policies = newPolicies.isEmpty ? [.default] : newPolicies
+        paths = policies.map { PathEvaluator(policy: $0).path(for: state) }
+        return paths.flatMap { path in
+            oldByName[path.policy].map { Self.pathEvents(from: $0, to: path, at: time) }
+                ?? [Self.pathEvent(path.status == .satisfied ? .satisfied : .unsatisfied, path, previous: nil, at: time)]
+        }
+    }
+
+    /// Moves to `newState`; returns interface events (by interface index) then path events (by policy).
+    public mutating func update(to newState: SystemState, at time: Date) -> [Event] {
+        var events = Self.interfaceEvents(from: state.interfaces, to: newState.interfaces, at: time)
+        let newPaths = policies.map { PathEvaluator(policy: $0).path(for: newState) }
+        for (old, new) in zip(paths, newPaths) {
+            events += Self.pathEvents(from: old, to: new, at: time)
+        }
+        state = newState
+        paths = newPaths
+        return events
+    }
+
+    // MARK: - Diffing
+
+    /// The interface events between two interface lists, ordered by interface index.
+    public static func interfaceEvents(from old: [Interface], to new: [Interface], at time: Date) -> [Event] {
+        let before = Dictionary(old.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+        let after = Dictionary(new.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+        var events: [Event] = []
+        for index in Set(before.keys).union(after.keys).sorted() {
+            switch (before[index], after[index]) {
+            case (nil, let added?):
+                events.append(interfaceEvent(.added, added, at: time))
+                if added.carrier { events.append(interfaceEvent(.carrierUp, added, at: time)) }
+                for address in added.addresses {
+                    events.append(interfaceEvent(.addressAdded, added, at: time, address: address))
+                }
+                if added.isUsable { events.append(interfaceEvent(.up, added, at: time)) }
+            case (let removed?, nil):
+                if removed.isUsable { events.append(interfaceEvent(.down, removed, at: time)) }
+                events.append(interfaceEvent(.removed, removed, at: time))
+            case (let a?, let b?):
+                events += changes(from: a, to: b, at: time)
+            case (nil, nil):
+                break
+            }
+        }
+        return events
+    }
+
+    private static func changes(from a: Interface, to b: Interface, at time: Date) -> [Event] {
+        var events: [Event] = []
+        // Losing usability is reported after the carrier/address facts that caused it, and
+        // gaining it after the facts that enabled it, so a hook reading events in order sees cause, then effect.
+        if a.carrier && !b.carrier { events.append(interfaceEvent(.carrierDown, b, at: time)) }
+        if !a.carrier && b.carrier { events.append(interfaceEvent(.carrierUp, b, at: time)) }
+        let oldAddresses = Set(a.addresses)
+        let newAddresses = Set(b.addresses)
+        for address in a.addresses where !newAddresses.contains(address) {
+            events.append(interfaceEvent(.addressRemoved, b, at: time, address: address))
+        }
+        for address in b.addresses where !oldAddresses.contains(address) {
+            events.append(interfaceEvent(.addressAdded, b, at: time, address: address))
+        }
+        var changed: [String] = []
+        if a.name != b.name { changed.append("name") }
+        if a.type != b.type { changed.append("type") }
+        if a.isMetered != b.isMetered { changed.append("metered") }
+        if a.isConstrained != b.isConstrained { changed.append("constrained") }
+        if a.mtu != b.mtu { changed.append("mtu") }
+        if a.defaultRoutes != b.defaultRoutes { changed.append("default_routes") }
+        if !changed.isEmpty {
+            var event = interfaceEvent(.changed, b, at: time)
+            event.changes = changed
+            if a.name != b.name { event.previousInterface = a.name }
+            events.append(event)
+        }
+        if a.isUsable && !b.isUsable { events.append(interfaceEvent(.down, b, at: time)) }
+        if !a.isUsable && b.isUsable { events.append(interfaceEvent(.up, b, at: time)) }
+        return events
+    }
+
+    /// The path events between two paths of one policy.
+    public static func pathEvents(from old: NetworkPath, to new: NetworkPath, at time: Date) -> [Event] {
+        let wasSatisfied = old.status == .satisfied
+        let isSatisfied = new.status == .satisfied
+        if !wasSatisfied && isSatisfied {
+            return [pathEvent(.satisfied, new, previous: old.primary?.name, at: time)]
+        }
+        if wasSatisfied && !isSatisfied {
+            return [pathEvent(.unsatisfied, new, previous: old.primary?.name, at: time)]
+        }
+        if isSatisfied {
+            let changed = differences(old, new)
+            guard !changed.isEmpty else { return [] }
+            var event = pathEvent(.changed, new, previous: old.primary?.name, at: time)
+            event.changes = changed
+            return [event]
+        }
+        // Unsatisfied to unsatisfied: report only a different status or reason, so that
+        // NETPATH_STATUS is never stale (e.g. requires-connection once DHCP starts).
+        if old.status != new.status || old.unsatisfiedReason != new.unsatisfiedReason {
+            return [pathEvent(.unsatisfied, new, previous: old.primary?.name, at: time)]
+        }
+        return []
+    }
+
+    private static func differences(_ a: NetworkPath, _ b: NetworkPath) -> [String] {
+        var changed: [String] = []
+        if a.primary != b.primary { changed.append("primary") }
+        if a.primaryIPv4 != b.primaryIPv4 { changed.append("primary_ipv4") }
+        if a.primaryIPv6 != b.primaryIPv6 { changed.append("primary_ipv6") }
+        if a.availableInterfaces != b.availableInterfaces { changed.append("available_interfaces") }
+        if a.isExpensive != b.isExpensive { changed.append("is_expensive") }
+        if a.isConstrained != b.isConstrained { changed.append("is_constrained") }
+        if a.supportsIPv4 != b.supportsIPv4 { changed.append("supports_ipv4") }
+        if a.supportsIPv6 != b.supportsIPv6 { changed.append("supports_ipv6") }
+        if a.supportsDNS != b.supportsDNS { changed.append("supports_dns") }
+        if a.gateways != b.gateways { changed.append("gateways") }
+        return changed
+    }
+
+    static func interfaceEvent(
+        _ name: Event.Name,
+        _ interface: Interface,
+        at time: Date,
+        startup: Bool = false,
+        address: InterfaceAddress? = nil
+    ) -> Event {
+        Event(
+            time: time,
+            name: name,
+            scope: .interface,
+            interface: interface.name,
+            interfaceType: interface.type,
+            startup: startup,
+            interfaceState: interface,
+            address: address
+        )
+    }
+
+    static func pathEvent(
+        _ name: Event.Name,
+        _ path: NetworkPath,
+        previous: String?,
+        at time: Date,
+        startup: Bool = false
+    ) -> Event {
+        Event(
+            time: time,
+            name: name,
+            scope: .path,
+            interface: path.primary?.name,
+            interfaceType: path.primary?.type,
+            policy: path.policy,
+            previousInterface: previous,
+            startup: startup,
+            path: path
+        )
+    }
+}

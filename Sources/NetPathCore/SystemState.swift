@@ -1,0 +1,72 @@
+/// Everything path evaluation needs to know about the host at one instant.
+///
+/// The Linux layer fills it from netlink, sysfs and `resolv.conf`; tests and trace replay build it
+/// directly. It is the unit `netpathd --record` writes and `netpathctl simulate` replays.
+public struct SystemState: Hashable, Sendable, Codable {
+    /// How one interface reaches a policy's target: the best route through it that covers the target.
+    public struct TargetRoute: Hashable, Sendable, Codable {
+        public var interfaceIndex: Int32
+        public var prefixLength: Int
+        public var metric: UInt32
+        public var gateway: IPAddress?
+
+        public init(interfaceIndex: Int32, prefixLength: Int, metric: UInt32 = 0, gateway: IPAddress? = nil) {
+            self.interfaceIndex = interfaceIndex
+            self.prefixLength = prefixLength
+            self.metric = metric
+            self.gateway = gateway
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case interfaceIndex = "interface_index"
+            case prefixLength = "prefix_len"
+            case metric, gateway
+        }
+    }
+
+    /// What is known about reaching one target (a policy's `target`).
+    public struct TargetReachability: Hashable, Sendable, Codable {
+        /// The addresses the target resolved to; empty when resolution failed.
+        public var addresses: [IPAddress]
+        /// The routes covering the target, at most one per interface.
+        public var routes: [TargetRoute]
+
+        public init(addresses: [IPAddress], routes: [TargetRoute]) {
+            self.addresses = addresses
+            self.routes = routes
+        }
+    }
+
+    /// The interfaces, sorted by index.
+    public var interfaces: [Interface]
+    /// The configured DNS servers (from `resolv.conf`).
+    public var dnsServers: [IPAddress]
+    /// Reachability of each policy target, keyed by the target as written in the policy.
+    public var targets: [String: TargetReachability]
+
+    public init(interfaces: [Interface] = [], dnsServers: [IPAddress] = [], targets: [String: TargetReachability] = [:]) {
+        self.interfaces = interfaces.sorted { $0.index < $1.index }
+        self.dnsServers = dnsServers
+        self.targets = targets
+    }
+
+    /// The interface with `name`, if present.
+    public subscript(name: String) -> Interface? {
+        interfaces.first { $0.name == name }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case interfaces
+        case dnsServers = "dns_servers"
+        case targets
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            interfaces: try c.decode([Interface].self, forKey: .interfaces),
+            dnsServers: try c.decodeIfPresent([IPAddress].self, forKey: .dnsServers) ?? [],
+            targets: try c.decodeIfPresent([String: TargetReachability].self, forKey: .targets) ?? [:]
+        )
+    }
+}
