@@ -2,13 +2,13 @@
 //
 // Module layering (arrows point down only):
 //
-//   netpathd, netpathctl            thin executables
-//        |
-//   NetPath                         public library: model re-export, PathMonitor
-//        |
-//   NetPathLinux                    libnl engine, sysfs facts, resolv.conf
-//        |            \
-//   NetPathCore        CNetlink     pure model / classification / evaluation / diff; libnl import
+//   netpathd, netpathctl              thin executables
+//          |
+//   NetPath                           public library: re-exports the model; PathMonitor
+//      |               \
+//   NetPathLinux        NetPathConfig  libnl engine, sysfs, resolv.conf | TOML config, rules, settle (pure)
+//      |        \          |
+//   CNetlink     NetPathCore           libnl import | model, classification, evaluation, diff (pure)
 //
 // NetPathTesting sits beside NetPath and gives tests a scriptable fake source.
 import PackageDescription
@@ -37,6 +37,10 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
         .target(
+            name: "NetPathConfig",
+            dependencies: ["NetPathCore"]
+        ),
+        .target(
             name: "NetPathLinux",
             dependencies: [
                 "NetPathCore",
@@ -46,7 +50,7 @@ let package = Package(
         ),
         .target(
             name: "NetPath",
-            dependencies: ["NetPathCore", "NetPathLinux"]
+            dependencies: ["NetPathCore", "NetPathConfig", "NetPathLinux"]
         ),
         .target(
             name: "NetPathTesting",
@@ -69,6 +73,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
+        .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig"]),
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore"]),
     ],
