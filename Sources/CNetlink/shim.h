@@ -3,10 +3,6 @@
 #ifndef NETPATH_CNETLINK_SHIM_H
 #define NETPATH_CNETLINK_SHIM_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
-
 #include <netlink/netlink.h>
 #include <netlink/msg.h>
 #include <netlink/attr.h>
@@ -26,17 +22,21 @@
 #include <linux/if_arp.h>
 #include <linux/netlink.h>
 
-#include <sched.h>
 #include <errno.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-/// `setns(2)`, which Glibc's Swift module does not export (it needs _GNU_SOURCE).
+// setns(2) and CLONE_NEWNET are declared by <sched.h> only under _GNU_SOURCE, and defining that
+// here changes fd_set's layout so this module no longer agrees with Swift's Glibc module.
+// Declare the one prototype instead (glibc >= 2.14 exports it).
+extern int setns(int fd, int nstype);
+
+/// `setns(2)`: move the calling thread into another namespace.
 static inline int np_setns(int fd, int nstype) { return setns(fd, nstype); }
 
-/// `CLONE_NEWNET`, a macro Swift sees only as an `Int32` in some configurations.
-static inline int np_clone_newnet(void) { return CLONE_NEWNET; }
+/// `CLONE_NEWNET` from <linux/sched.h>.
+static inline int np_clone_newnet(void) { return 0x40000000; }
 
 /// `eventfd(2)`: `sys/eventfd.h` is not in Glibc's module map.
 static inline int np_eventfd(unsigned int initval, int flags) { return eventfd(initval, flags); }

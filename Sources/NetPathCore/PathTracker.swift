@@ -99,12 +99,14 @@ public struct PathTracker: Sendable {
         // gaining it after the facts that enabled it, so a hook reading events in order sees cause, then effect.
         if a.carrier && !b.carrier { events.append(interfaceEvent(.carrierDown, b, at: time)) }
         if !a.carrier && b.carrier { events.append(interfaceEvent(.carrierUp, b, at: time)) }
-        let oldAddresses = Set(a.addresses)
-        let newAddresses = Set(b.addresses)
-        for address in a.addresses where !newAddresses.contains(address) {
+        // Addresses are compared by address and prefix only: a flag change (DAD finishing, an
+        // address turning deprecated) is not an add or remove; it shows up in `up`/`down`.
+        let oldAddresses = Set(a.addresses.map(\.description))
+        let newAddresses = Set(b.addresses.map(\.description))
+        for address in a.addresses where !newAddresses.contains(address.description) {
             events.append(interfaceEvent(.addressRemoved, b, at: time, address: address))
         }
-        for address in b.addresses where !oldAddresses.contains(address) {
+        for address in b.addresses where !oldAddresses.contains(address.description) {
             events.append(interfaceEvent(.addressAdded, b, at: time, address: address))
         }
         var changed: [String] = []

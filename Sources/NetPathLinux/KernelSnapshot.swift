@@ -1,0 +1,60 @@
+import FoundationEssentials
+import NetPathCore
+
+/// What the engine publishes after each batch of kernel messages: links, their addresses and
+/// default routes. Small on purpose: the full route table stays inside the engine (a 100,000-route
+/// table copied per change would dominate CPU during a storm).
+public struct KernelSnapshot: Sendable, Equatable {
+    /// Why this snapshot was published.
+    public enum Cause: String, Sendable, Equatable {
+        /// The first full dump at start.
+        case initialDump = "initial-dump"
+        /// Live notifications.
+        case update
+        /// A re-dump after a receive-buffer overrun.
+        case resync
+    }
+
+    public var links: [LinkRecord]
+    public var addresses: [Int32: [InterfaceAddress]]
+    public var defaultRoutes: [Int32: [DefaultRoute]]
+    public var routeCount: Int
+    /// Increases by one per published snapshot.
+    public var generation: UInt64
+    /// Wall-clock time at which the batch was read from the socket.
+    public var receivedAt: Date
+    public var cause: Cause
+    public var statistics: EngineStatistics
+
+    public init(
+        links: [LinkRecord] = [],
+        addresses: [Int32: [InterfaceAddress]] = [:],
+        defaultRoutes: [Int32: [DefaultRoute]] = [:],
+        routeCount: Int = 0,
+        generation: UInt64 = 0,
+        receivedAt: Date = Date(),
+        cause: Cause = .update,
+        statistics: EngineStatistics = EngineStatistics()
+    ) {
+        self.links = links
+        self.addresses = addresses
+        self.defaultRoutes = defaultRoutes
+        self.routeCount = routeCount
+        self.generation = generation
+        self.receivedAt = receivedAt
+        self.cause = cause
+        self.statistics = statistics
+    }
+}
+
+/// Counters the engine keeps for metrics and tests.
+public struct EngineStatistics: Sendable, Equatable {
+    /// rtnetlink messages received on the notification socket.
+    public var messages: UInt64 = 0
+    /// Receive-buffer overruns (`ENOBUFS`) detected.
+    public var overruns: UInt64 = 0
+    /// Full re-dumps done to recover from overruns.
+    public var resyncs: UInt64 = 0
+
+    public init() {}
+}

@@ -1,0 +1,142 @@
+import NetPathCore
+
+/// The kernel's links, addresses and routes, mirrored from rtnetlink messages.
+///
+/// Pure state: ``apply(_:)`` takes one message and mirrors its effect, including the effects the
+/// kernel does not announce (libnl-facts.md, "Kernel gaps"):
+/// - IPv4 routes through a link vanish without `RTM_DELROUTE` when the link goes admin-down or is
+///   deleted, when its last IPv4 address is removed, and when their preferred source is removed;
+/// - `NLM_F_REPLACE` replaces the route in the same slot (family, table, tos, destination, metric);
+/// - losing carrier removes nothing.
+public struct KernelTable: Sendable, Equatable {
+    public private(set) var links: [Int32: LinkRecord] = [:]
+    public private(set) var addresses: [AddressRecord.Key: AddressRecord] = [:]
+    public private(set) var routes: [RouteRecord.Key: RouteRecord] = [:]
+    /// The keys of default routes, kept apart so a snapshot never scans the whole table.
+    public private(set) var defaultRouteKeys: Set<RouteRecord.Key> = []
+
+    public init() {}
+
+    /// Applies one message; returns whether anything a snapshot shows changed.
+    @discardableResult
+    public mutating func apply(_ message: KernelMessage) -> Bool {
+        switch message {
+        case .newLink(let link):
+            let old = links.updateValue(link, forKey: link.index)
+            if let old, old.adminUp, !link.adminUp {
+                removeRoutes { $0.family == .ipv4 && $0.uses(interface: link.index) }
+            }
+            return old != link
+        case .deleteLink(let index):
+            guard links.removeValue(forKey: index) != nil else { return false }
+            addresses = addresses.filter { $0.value.index != index }
+            removeRoutes { $0.uses(interface: index) }
+            return true
+        case .newAddress(let record):
+            return addresses.updateValue(record, forKey: record.key) != record
+        case .deleteAddress(let record):
+            guard addresses.removeValue(forKey: record.key) != nil else { return false }
+            if record.address.family == .ipv4 {
+                let address = record.address.address
+                removeRoutes { $0.family == .ipv4 && $0.preferredSource == address }
+                let hasIPv4 = addresses.values.contains { $0.index == record.index && $0.address.family == .ipv4 }
+                if !hasIPv4 {
+                    removeRoutes { $0.family == .ipv4 && $0.uses(interface: record.index) }
+                }
+            }
+            return true
+        case .newRoute(let route, let replace):
+            let slot = route.slot
+            if replace {
+                removeRoutes { $0.slot == slot }
+            } else if route.family == .ipv6 && route.nexthops.count > 1 {
+                // IPv6 merges same-metric gateway routes into one multipath route and announces
+                // the whole of it: the single-hop entries it absorbed must go.
+                let hops = Set(route.nexthops)
+                removeRoutes { $0.slot == slot && $0.type == route.type && Set($0.nexthops).isSubset(of: hops) }
+            }
+            return insert(route)
+        case .deleteRoute(let route):
+            if remove(route.key) { return true }
+            // A deletion can name fewer attributes than the stored route: no next hop at all, or
+            // one sibling of an IPv6 multipath route. Match by slot, then by the hops it names.
+            let slot = route.slot
+            let hops = Set(route.nexthops)
+            guard let match = routes.values.first(where: { $0.slot == slot && hops.isSubset(of: Set($0.nexthops)) }) else {
+                return false
+            }
+            remove(match.key)
+            if !hops.isEmpty && match.nexthops.count > hops.count {
+                var shrunk = match
+                shrunk.nexthops.removeAll { hops.contains($0) }
+                _ = insert(shrunk)
+            }
+            return true
+        }
+    }
+
+    /// The number of routes held.
+    public var routeCount: Int { routes.count }
+
+    /// The default routes through each interface.
+    public func defaultRoutesByInterface() -> [Int32: [DefaultRoute]] {
+        var result: [Int32: [DefaultRoute]] = [:]
+        for key in defaultRouteKeys {
+            guard let route = routes[key], route.isUnicast else { continue }
+            for hop in route.nexthops {
+                result[hop.interfaceIndex, default: []].append(
+                    DefaultRoute(family: route.family, gateway: hop.gateway, metric: route.metric, table: route.table)
+                )
+            }
+        }
+        return result
+    }
+
+    /// The addresses of each interface.
+    public func addressesByInterface() -> [Int32: [InterfaceAddress]] {
+        var result: [Int32: [InterfaceAddress]] = [:]
+        for record in addresses.values { result[record.index, default: []].append(record.address) }
+        return result
+    }
+
+    /// The best unicast route through each interface that covers `address` (longest prefix, then
+    /// lowest metric), in the main table. No packet is sent: this reads the mirrored table.
+    public func routesCovering(_ address: IPAddress, table: UInt32 = DefaultRoute.mainTable) -> [Int32: RouteRecord] {
+        var best: [Int32: RouteRecord] = [:]
+        for route in routes.values where route.table == table && route.isUnicast && route.family == address.family {
+            if let destination = route.destination {
+                guard address.isIn(destination, prefixLength: route.destinationLength) else { continue }
+            } else if route.destinationLength != 0 {
+                continue
+            }
+            for hop in route.nexthops {
+                if let current = best[hop.interfaceIndex],
+                    (current.destinationLength, UInt32.max - current.metric) >= (route.destinationLength, UInt32.max - route.metric)
+                {
+                    continue
+                }
+                best[hop.interfaceIndex] = route
+            }
+        }
+        return best
+    }
+
+    private mutating func insert(_ route: RouteRecord) -> Bool {
+        let key = route.key
+        let old = routes.updateValue(route, forKey: key)
+        if route.isDefault { defaultRouteKeys.insert(key) }
+        return old != route
+    }
+
+    @discardableResult
+    private mutating func remove(_ key: RouteRecord.Key) -> Bool {
+        guard routes.removeValue(forKey: key) != nil else { return false }
+        defaultRouteKeys.remove(key)
+        return true
+    }
+
+    private mutating func removeRoutes(where predicate: (RouteRecord) -> Bool) {
+        let doomed = routes.values.filter(predicate).map(\.key)
+        for key in doomed { remove(key) }
+    }
+}

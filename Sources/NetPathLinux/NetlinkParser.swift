@@ -1,0 +1,154 @@
+import CNetlink
+import NetPathCore
+
+/// Turns libnl objects into ``KernelMessage``s. The only file that calls libnl's getters.
+///
+/// libnl parses each message into a `struct nl_object` and hands it to a C callback that
+/// cannot capture context, so the collector travels through the `void *arg` (libnl-facts.md).
+final class MessageCollector {
+    var messages: [KernelMessage] = []
+    private var currentType: UInt16 = 0
+    private var currentFlags: UInt16 = 0
+
+    // rtnetlink message types (linux/rtnetlink.h); spelled out because the C enum imports loosely.
+    static let newLink: UInt16 = 16
+    static let deleteLink: UInt16 = 17
+    static let newAddress: UInt16 = 20
+    static let deleteAddress: UInt16 = 21
+    static let newRoute: UInt16 = 24
+    static let deleteRoute: UInt16 = 25
+    static let replaceFlag: UInt16 = 0x100
+
+    /// The `NL_CB_VALID` callback: one call per received message.
+    static let validCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { msg, arg in
+        guard let msg, let arg else { return Int32(NL_OK.rawValue) }
+        let collector = Unmanaged<MessageCollector>.fromOpaque(arg).takeUnretainedValue()
+        let type = np_msg_type(msg)
+        switch type {
+        case newLink, deleteLink:
+            // Bridge-port (AF_BRIDGE) and per-family link messages also travel on RTNLGRP_LINK;
+            // a bridge port's RTM_DELLINK must not delete the link itself.
+            guard np_link_wire_family(msg) == AF_UNSPEC else { return Int32(NL_OK.rawValue) }
+        case newAddress, deleteAddress, newRoute, deleteRoute:
+            break
+        default:
+            return Int32(NL_OK.rawValue)
+        }
+        collector.currentType = type
+        collector.currentFlags = np_msg_flags(msg)
+        nl_msg_parse(msg, objectCallback, arg)
+        return Int32(NL_OK.rawValue)
+    }
+
+    private static let objectCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { object, arg in
+        guard let object, let arg else { return }
+        let collector = Unmanaged<MessageCollector>.fromOpaque(arg).takeUnretainedValue()
+        if let message = collector.convert(object) { collector.messages.append(message) }
+    }
+
+    private func convert(_ object: OpaquePointer) -> KernelMessage? {
+        switch currentType {
+        case Self.newLink: return Self.link(object).map { .newLink($0) }
+        case Self.deleteLink: return .deleteLink(index: rtnl_link_get_ifindex(object))
+        case Self.newAddress: return Self.address(object).map { .newAddress($0) }
+        case Self.deleteAddress: return Self.address(object).map { .deleteAddress($0) }
+        case Self.newRoute: return Self.route(object).map { .newRoute($0, replace: currentFlags & Self.replaceFlag != 0) }
+        case Self.deleteRoute: return Self.route(object).map { .deleteRoute($0) }
+        default: return nil
+        }
+    }
+
+    static func link(_ link: OpaquePointer) -> LinkRecord? {
+        let index = rtnl_link_get_ifindex(link)
+        guard index > 0 else { return nil }
+        return LinkRecord(
+            index: index,
+            name: rtnl_link_get_name(link).map { String(cString: $0) } ?? "if\(index)",
+            flags: UInt32(truncatingIfNeeded: rtnl_link_get_flags(link)),
+            operState: rtnl_link_get_operstate(link),
+            mtu: UInt32(rtnl_link_get_mtu(link)),
+            mac: macString(rtnl_link_get_addr(link)),
+            arpType: UInt16(truncatingIfNeeded: rtnl_link_get_arptype(link)),
+            kind: rtnl_link_get_type(link).map { String(cString: $0) } ?? ""
+        )
+    }
+
+    static func address(_ addr: OpaquePointer) -> AddressRecord? {
+        guard let local = ipAddress(rtnl_addr_get_local(addr)) else { return nil }
+        let flags = UInt32(truncatingIfNeeded: rtnl_addr_get_flags(addr))
+        let address = InterfaceAddress(
+            local,
+            prefixLength: Int(rtnl_addr_get_prefixlen(addr)),
+            scope: scope(rtnl_addr_get_scope(addr)),
+            isTentative: flags & UInt32(IFA_F_TENTATIVE) != 0,
+            isDADFailed: flags & UInt32(IFA_F_DADFAILED) != 0,
+            isDeprecated: flags & UInt32(IFA_F_DEPRECATED) != 0
+        )
+        return AddressRecord(index: rtnl_addr_get_ifindex(addr), address: address)
+    }
+
+    static func route(_ route: OpaquePointer) -> RouteRecord? {
+        let family: IPAddress.Family
+        switch Int32(rtnl_route_get_family(route)) {
+        case AF_INET: family = .ipv4
+        case AF_INET6: family = .ipv6
+        default: return nil
+        }
+        let dst = rtnl_route_get_dst(route)
+        let length = dst.map { Int(nl_addr_get_prefixlen($0)) } ?? 0
+        var hops: [Nexthop] = []
+        let count = rtnl_route_get_nnexthops(route)
+        if count > 0 {
+            for i in 0..<count {
+                guard let hop = rtnl_route_nexthop_n(route, i) else { continue }
+                hops.append(Nexthop(interfaceIndex: rtnl_route_nh_get_ifindex(hop), gateway: ipAddress(rtnl_route_nh_get_gateway(hop))))
+            }
+        }
+        return RouteRecord(
+            family: family,
+            table: rtnl_route_get_table(route),
+            tos: rtnl_route_get_tos(route),
+            destination: length == 0 ? nil : ipAddress(dst),
+            destinationLength: length,
+            metric: rtnl_route_get_priority(route),
+            type: rtnl_route_get_type(route),
+            nexthops: hops,
+            preferredSource: ipAddress(rtnl_route_get_pref_src(route)),
+            proto: rtnl_route_get_protocol(route),
+            scope: rtnl_route_get_scope(route)
+        )
+    }
+
+    private static func bytes(_ addr: OpaquePointer?) -> UnsafeRawBufferPointer? {
+        guard let addr, let data = nl_addr_get_binary_addr(addr) else { return nil }
+        return UnsafeRawBufferPointer(start: data, count: Int(nl_addr_get_len(addr)))
+    }
+
+    static func ipAddress(_ addr: OpaquePointer?) -> IPAddress? {
+        guard let raw = bytes(addr) else { return nil }
+        return IPAddress(bytes: Array(raw))
+    }
+
+    private static func macString(_ addr: OpaquePointer?) -> String {
+        guard let raw = bytes(addr), !raw.isEmpty else { return "" }
+        let digits: [Character] = Array("0123456789abcdef")
+        var out = ""
+        out.reserveCapacity(raw.count * 3)
+        for (i, byte) in raw.enumerated() {
+            if i > 0 { out.append(":") }
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xf)])
+        }
+        return out
+    }
+
+    private static func scope(_ value: Int32) -> InterfaceAddress.Scope {
+        switch value {
+        case 0: return .global
+        case 200: return .site
+        case 253: return .link
+        case 254: return .host
+        default: return .nowhere
+        }
+    }
+}

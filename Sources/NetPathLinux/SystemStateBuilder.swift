@@ -1,0 +1,60 @@
+import NetPathCore
+
+/// Turns ``KernelSnapshot``s into the core's ``SystemState``: classifies each link from netlink
+/// and sysfs facts, attaches addresses and default routes, DNS servers, and target reachability.
+///
+/// sysfs is read once per link (and again after a rename), not on every change: the facts it
+/// holds do not change while a link exists, and re-reading on the hot path would cost syscalls.
+public struct SystemStateBuilder: Sendable {
+    /// The classifier, with the configured overrides.
+    public var classifier: InterfaceClassifier
+    public var sysfs: SysfsReader
+    /// Where DNS servers come from.
+    public var resolvConfPath: String
+    private var facts: [Int32: LinkFacts] = [:]
+
+    public init(classifier: InterfaceClassifier = InterfaceClassifier(), sysfs: SysfsReader = SysfsReader(), resolvConfPath: String = "/etc/resolv.conf") {
+        self.classifier = classifier
+        self.sysfs = sysfs
+        self.resolvConfPath = resolvConfPath
+    }
+
+    /// The system state for `snapshot`, with `targets` (from ``TargetResolver``) attached.
+    public mutating func state(from snapshot: KernelSnapshot, targets: [String: SystemState.TargetReachability] = [:]) -> SystemState {
+        var seen: [Int32: LinkFacts] = [:]
+        var interfaces: [Interface] = []
+        interfaces.reserveCapacity(snapshot.links.count)
+        for link in snapshot.links {
+            let linkFacts: LinkFacts
+            if let cached = facts[link.index], cached.name == link.name, cached.linkKind == link.kind {
+                linkFacts = cached
+            } else {
+                linkFacts = sysfs.facts(name: link.name, arpType: link.arpType, linkKind: link.kind)
+            }
+            seen[link.index] = linkFacts
+            let classification = classifier.classify(linkFacts)
+            interfaces.append(
+                Interface(
+                    index: link.index,
+                    name: link.name,
+                    type: classification.type,
+                    kind: classification.kind,
+                    driver: classification.driver,
+                    adminUp: link.adminUp,
+                    carrier: link.carrier,
+                    operState: link.operationalState,
+                    mtu: link.mtu,
+                    mac: link.mac,
+                    isMetered: classification.isMetered,
+                    meteredReason: classification.meteredReason,
+                    isConstrained: classification.isConstrained,
+                    addresses: snapshot.addresses[link.index] ?? [],
+                    defaultRoutes: snapshot.defaultRoutes[link.index] ?? [],
+                    classifiedBy: classification.classifiedBy
+                )
+            )
+        }
+        facts = seen
+        return SystemState(interfaces: interfaces, dnsServers: ResolvConf.nameservers(path: resolvConfPath), targets: targets)
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import FoundationEssentials
+import NetPath
+import NetPathLinux
+
+extension Netpathctl {
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show interfaces (type, kind, metered and why) and each policy's path.",
+            discussion: "The JSON form is {\"interfaces\": [...], \"paths\": [...]} with design.md's snake_case keys."
+        )
+
+        @OptionGroup var source: SourceOptions
+
+        @Flag(name: .long, help: "Print JSON instead of a table.")
+        var json = false
+
+        func run() async throws {
+            try source.requireLocal()
+            let observer = SystemObserver(builder: SystemStateBuilder(sysfs: SysfsReader(root: source.sysfsRoot)))
+            var updates = try observer.start().makeAsyncIterator()
+            guard let update = await updates.next() else {
+                throw ValidationError("the netlink engine stopped before its first dump")
+            }
+            observer.stop()
+            let policies = [PathPolicy.default]
+            let paths = policies.map { PathEvaluator(policy: $0).path(for: update.state) }
+            if json {
+                let report = StatusReport(interfaces: update.state.interfaces, paths: paths)
+                print(String(decoding: try JSONCoding.prettyEncoder().encode(report), as: UTF8.self))
+            } else {
+                print(StatusRenderer.render(update.state, paths: paths), terminator: "")
+            }
+        }
+    }
+}
+
+/// The `status --json` document.
+struct StatusReport: Codable {
+    var interfaces: [Interface]
+    var paths: [NetworkPath]
+}

@@ -1,0 +1,51 @@
+import NetPath
+
+/// The human form of `status`: one line per interface like `ip -br`, then one block per path.
+enum StatusRenderer {
+    static func render(_ state: SystemState, paths: [NetworkPath]) -> String {
+        var rows: [[String]] = [["IDX", "INTERFACE", "TYPE", "KIND", "STATE", "METERED", "ADDRESSES"]]
+        for i in state.interfaces {
+            let link = !i.adminUp ? "down" : (i.carrier ? (i.isUsable ? "routable" : "carrier") : "no-carrier")
+            let metered = i.isMetered ? "yes (\(i.meteredReason.rawValue))" : "no"
+            let addresses = i.addresses.map(\.description).joined(separator: " ")
+            rows.append([String(i.index), i.name, i.type.rawValue, i.kind.isEmpty ? "-" : i.kind, link, metered, addresses])
+        }
+        var out = table(rows)
+        for path in paths {
+            out += "\n" + render(path)
+        }
+        return out
+    }
+
+    static func render(_ path: NetworkPath) -> String {
+        var out = "policy \(path.policy): \(path.status.rawValue)"
+        if let primary = path.primary {
+            out += " via \(primary.name) (\(primary.type))"
+        } else if let reason = path.unsatisfiedReason {
+            out += " (\(reason.rawValue))"
+        }
+        out += "\n"
+        func name(_ i: NetworkPath.PathInterface?) -> String { i?.name ?? "-" }
+        out += "  available: \(path.availableInterfaces.isEmpty ? "-" : path.availableInterfaces.map(\.name).joined(separator: ", "))\n"
+        out += "  IPv4: \(name(path.primaryIPv4))  IPv6: \(name(path.primaryIPv6))  DNS: \(path.supportsDNS ? "yes" : "no")"
+        out += "  expensive: \(path.isExpensive ? "yes" : "no")  constrained: \(path.isConstrained ? "yes" : "no")\n"
+        if !path.gateways.isEmpty {
+            out += "  gateways: \(path.gateways.map(\.description).joined(separator: ", "))\n"
+        }
+        return out
+    }
+
+    /// Left-aligned columns separated by two spaces; the last column is not padded.
+    static func table(_ rows: [[String]]) -> String {
+        guard let columns = rows.map(\.count).max() else { return "" }
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
+        }
+        return rows.map { row in
+            row.enumerated().map { i, cell in
+                i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+}
