@@ -72,10 +72,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Namespaces, processes and bounded waits shared by the integration tests.
+        .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig"]),
-        .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath"]),
-        .testTarget(name: "CLITests", dependencies: ["NetPathCore"]),
+        .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
