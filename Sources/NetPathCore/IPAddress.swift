@@ -11,16 +11,44 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    /// 4 or 16 bytes, network order.
-    public let bytes: [UInt8]
+    // Stored inline as two words rather than `[UInt8]`: the netlink engine creates several
+    // addresses per route message, and a heap allocation each showed up as overruns in a storm.
+    private let high: UInt64
+    private let low: UInt64
 
-    /// The family, derived from the byte count.
-    public var family: Family { bytes.count == 4 ? .ipv4 : .ipv6 }
+    /// The address family.
+    public let family: Family
+
+    /// 4 or 16 bytes, network order.
+    public var bytes: [UInt8] {
+        switch family {
+        case .ipv4: return (0..<4).map { UInt8(truncatingIfNeeded: low >> (24 - 8 * $0)) }
+        case .ipv6: return (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
+                + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+        }
+    }
 
     /// Creates an address from raw network-order bytes; `nil` unless there are 4 or 16.
     public init?(bytes: [UInt8]) {
-        guard bytes.count == 4 || bytes.count == 16 else { return nil }
-        self.bytes = bytes
+        let made = bytes.withUnsafeBytes { IPAddress(rawBytes: $0) }
+        guard let made else { return nil }
+        self = made
+    }
+
+    /// Creates an address from 4 or 16 network-order bytes in memory, without copying them to the heap.
+    public init?(rawBytes raw: UnsafeRawBufferPointer) {
+        switch raw.count {
+        case 4:
+            family = .ipv4
+            high = 0
+            low = raw.reduce(0) { $0 << 8 | UInt64($1) }
+        case 16:
+            family = .ipv6
+            high = raw[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+            low = raw[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+        default:
+            return nil
+        }
     }
 
     /// Parses dotted-quad IPv4 or any RFC 4291 IPv6 text form (including an embedded IPv4 tail).
@@ -29,41 +57,42 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
     public init?(_ text: some StringProtocol) {
         var text = Substring(text)
         if let percent = text.firstIndex(of: "%") { text = text[..<percent] }
-        if let v4 = Self.parseIPv4(text) {
-            bytes = v4
-        } else if let v6 = Self.parseIPv6(text) {
-            bytes = v6
-        } else {
+        guard let parsed = Self.parseIPv4(text) ?? Self.parseIPv6(text), let address = IPAddress(bytes: parsed) else {
             return nil
         }
+        self = address
     }
 
     /// Whether this is an IPv4 link-local (169.254/16) or IPv6 link-local (fe80::/10) address.
     public var isLinkLocal: Bool {
         switch family {
-        case .ipv4: return bytes[0] == 169 && bytes[1] == 254
-        case .ipv6: return bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80
+        case .ipv4: return low >> 16 == 0xa9fe
+        case .ipv6: return high >> 54 == 0x3fa
         }
     }
 
     /// Whether this is a loopback address (127/8 or ::1).
     public var isLoopback: Bool {
         switch family {
-        case .ipv4: return bytes[0] == 127
-        case .ipv6: return bytes == [UInt8](repeating: 0, count: 15) + [1]
+        case .ipv4: return low >> 24 == 127
+        case .ipv6: return high == 0 && low == 1
         }
     }
 
     /// Whether the first `prefixLength` bits equal those of `network`.
     public func isIn(_ network: IPAddress, prefixLength: Int) -> Bool {
         guard network.family == family else { return false }
-        let bits = max(0, min(prefixLength, bytes.count * 8))
-        let full = bits / 8
-        if bytes[0..<full] != network.bytes[0..<full] { return false }
-        let rest = bits % 8
-        if rest == 0 { return true }
-        let mask = UInt8(0xff) << (8 - rest)
-        return (bytes[full] & mask) == (network.bytes[full] & mask)
+        switch family {
+        case .ipv4:
+            let bits = max(0, min(prefixLength, 32))
+            let mask: UInt64 = bits == 0 ? 0 : (0xffff_ffff << (32 - bits)) & 0xffff_ffff
+            return low & mask == network.low & mask
+        case .ipv6:
+            let bits = max(0, min(prefixLength, 128))
+            let highMask: UInt64 = bits >= 64 ? .max : (bits == 0 ? 0 : .max << (64 - bits))
+            let lowMask: UInt64 = bits <= 64 ? 0 : (bits == 128 ? .max : .max << (128 - bits))
+            return high & highMask == network.high & highMask && low & lowMask == network.low & lowMask
+        }
     }
 
     public var description: String {
@@ -74,8 +103,7 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     public static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
-        if lhs.bytes.count != rhs.bytes.count { return lhs.bytes.count < rhs.bytes.count }
-        return lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+        (lhs.family, lhs.high, lhs.low) < (rhs.family, rhs.high, rhs.low)
     }
 
     private static func parseIPv4(_ text: Substring) -> [UInt8]? {
@@ -83,7 +111,10 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
         guard parts.count == 4 else { return nil }
         var out: [UInt8] = []
         for part in parts {
-            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCII), let value = UInt8(part) else {
+            // Digits only: UInt8("+1") and UInt8("-0") would otherwise parse.
+            guard !part.isEmpty, part.count <= 3, part.allSatisfy({ $0.isASCII && $0.isWholeNumber }),
+                let value = UInt8(part)
+            else {
                 return nil
             }
             // Leading zeros are ambiguous (octal in inet_aton); refuse them like inet_pton does.
@@ -112,7 +143,10 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
                     result.append(UInt16(v4[0]) << 8 | UInt16(v4[1]))
                     result.append(UInt16(v4[2]) << 8 | UInt16(v4[3]))
                 } else {
-                    guard (1...4).contains(piece.count), let value = UInt16(piece, radix: 16) else { return nil }
+                    // Hex digits only: UInt16("+f", radix: 16) would otherwise parse.
+                    guard (1...4).contains(piece.count), piece.allSatisfy({ $0.isASCII && $0.isHexDigit }),
+                        let value = UInt16(piece, radix: 16)
+                    else { return nil }
                     result.append(value)
                 }
             }

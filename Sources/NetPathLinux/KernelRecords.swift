@@ -150,6 +150,9 @@ public struct RouteRecord: Hashable, Sendable {
     /// `RTN_UNICAST`.
     public var isUnicast: Bool { type == 1 }
 
+    /// `RTN_LOCAL`: a route to one of the host's own addresses.
+    public static let localType: UInt8 = 2
+
     public func uses(interface index: Int32) -> Bool {
         nexthops.contains { $0.interfaceIndex == index }
     }

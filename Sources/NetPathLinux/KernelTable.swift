@@ -24,7 +24,8 @@ public struct KernelTable: Sendable, Equatable {
         case .newLink(let link):
             let old = links.updateValue(link, forKey: link.index)
             if let old, old.adminUp, !link.adminUp {
-                removeRoutes { $0.family == .ipv4 && $0.uses(interface: link.index) }
+                // The kernel keeps the `local` routes of the link's own addresses (table local).
+                removeRoutes { $0.family == .ipv4 && $0.type != RouteRecord.localType && $0.uses(interface: link.index) }
             }
             return old != link
         case .deleteLink(let index):

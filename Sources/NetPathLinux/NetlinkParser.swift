@@ -126,7 +126,7 @@ final class MessageCollector {
 
     static func ipAddress(_ addr: OpaquePointer?) -> IPAddress? {
         guard let raw = bytes(addr) else { return nil }
-        return IPAddress(bytes: Array(raw))
+        return IPAddress(rawBytes: raw)
     }
 
     private static func macString(_ addr: OpaquePointer?) -> String {
