@@ -153,11 +153,20 @@ public struct PathTracker: Sendable {
     }
 
     private static func differences(_ a: NetworkPath, _ b: NetworkPath) -> [String] {
+        // A PathInterface also carries its metered flag, which `is_expensive` reports; comparing
+        // it here would call the same primary a new one when only its metered flag changed.
+        func same(_ x: NetworkPath.PathInterface?, _ y: NetworkPath.PathInterface?) -> Bool {
+            x?.index == y?.index && x?.name == y?.name && x?.type == y?.type
+        }
         var changed: [String] = []
-        if a.primary != b.primary { changed.append("primary") }
-        if a.primaryIPv4 != b.primaryIPv4 { changed.append("primary_ipv4") }
-        if a.primaryIPv6 != b.primaryIPv6 { changed.append("primary_ipv6") }
-        if a.availableInterfaces != b.availableInterfaces { changed.append("available_interfaces") }
+        if !same(a.primary, b.primary) { changed.append("primary") }
+        if !same(a.primaryIPv4, b.primaryIPv4) { changed.append("primary_ipv4") }
+        if !same(a.primaryIPv6, b.primaryIPv6) { changed.append("primary_ipv6") }
+        if a.availableInterfaces.count != b.availableInterfaces.count
+            || !zip(a.availableInterfaces, b.availableInterfaces).allSatisfy({ same($0, $1) })
+        {
+            changed.append("available_interfaces")
+        }
         if a.isExpensive != b.isExpensive { changed.append("is_expensive") }
         if a.isConstrained != b.isConstrained { changed.append("is_constrained") }
         if a.supportsIPv4 != b.supportsIPv4 { changed.append("supports_ipv4") }

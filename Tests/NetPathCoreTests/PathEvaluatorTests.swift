@@ -1,0 +1,384 @@
+import NetPathCore
+import Testing
+
+@Suite("PathEvaluator")
+struct PathEvaluatorTests {
+    private func evaluate(_ policy: PathPolicy, _ interfaces: [Interface], dns: [IPAddress] = []) -> PathEvaluation {
+        PathEvaluator(policy: policy).evaluate(SystemState(interfaces: interfaces, dnsServers: dns))
+    }
+
+    private func evaluate(_ interfaces: [Interface], dns: [IPAddress] = []) -> PathEvaluation {
+        evaluate(.default, interfaces, dns: dns)
+    }
+
+    private func outcome(_ evaluation: PathEvaluation, _ name: String) -> PathEvaluation.Outcome? {
+        evaluation.verdicts.first { $0.interface.name == name }?.outcome
+    }
+
+    // MARK: Primary and order
+
+    @Test func twoUplinksPrimaryIsTheLowestMetricLikeTheKernel() {
+        let e = evaluate([Sample.loopback, Sample.eth0(metric: 600), Sample.wlan0(metric: 100)])
+        #expect(e.path.status == .satisfied)
+        #expect(e.path.unsatisfiedReason == nil)
+        #expect(e.path.primary?.name == "wlan0")
+        #expect(e.path.availableInterfaces.map(\.name) == ["wlan0", "eth0"])
+        #expect(outcome(e, "wlan0") == .primary)
+        #expect(outcome(e, "eth0") == .candidate(rank: 1, lostBecause: .higherMetric))
+        #expect(outcome(e, "lo") == .rejected(.loopback))
+        #expect(e.path.usesInterfaceType(.wifi))
+        #expect(!e.path.usesInterfaceType(.wired))
+    }
+
+    @Test func preferOverridesTheKernelsChoice() {
+        let policy = PathPolicy(prefer: [.wired, .wifi])
+        let e = evaluate(policy, [Sample.eth0(metric: 600), Sample.wlan0(metric: 100)])
+        #expect(e.path.primary?.name == "eth0")
+        #expect(e.path.primaryIPv4?.name == "eth0")
+        #expect(e.path.availableInterfaces.map(\.name) == ["eth0", "wlan0"])
+        #expect(outcome(e, "wlan0") == .candidate(rank: 1, lostBecause: .lowerPreference))
+    }
+
+    @Test func preferOfAnAbsentTypeFallsBackToMetric() {
+        let policy = PathPolicy(prefer: [.cellular])
+        let e = evaluate(policy, [Sample.eth0(metric: 600), Sample.wlan0(metric: 100)])
+        #expect(e.path.primary?.name == "wlan0")
+    }
+
+    @Test func equalMetricsAreBrokenByTheLowerIndex() {
+        let e = evaluate([Sample.wlan0(metric: 100), Sample.eth0(metric: 100)])
+        #expect(e.path.primary?.name == "eth0")
+        #expect(outcome(e, "wlan0") == .candidate(rank: 1, lostBecause: .tieBreak))
+    }
+
+    @Test func inputOrderDoesNotChangeThePath() {
+        let interfaces = [Sample.loopback, Sample.eth0(metric: 300), Sample.wlan0(metric: 300), Sample.wwan0()]
+        let forward = evaluate(interfaces).path
+        let backward = evaluate(interfaces.reversed()).path
+        #expect(forward == backward)
+    }
+
+    @Test func verdictsListPrimaryThenCandidatesThenRejections() {
+        let down = Sample.uplink(5, "eth1", .wired, carrier: false)
+        let e = evaluate([Sample.loopback, down, Sample.eth0(metric: 600), Sample.wlan0(metric: 100)])
+        #expect(e.verdicts.map(\.interface.name) == ["wlan0", "eth0", "lo", "eth1"])
+        #expect(outcome(e, "eth1") == .rejected(.noCarrier))
+        #expect(e.verdicts.allSatisfy { !$0.detail.isEmpty })
+    }
+
+    // MARK: Metered
+
+    @Test func meteredAvoidWithOnlyLTEIsSatisfiedAndExpensive() {
+        let e = evaluate(PathPolicy(metered: .avoid), [Sample.loopback, Sample.wwan0()])
+        #expect(e.path.status == .satisfied)
+        #expect(e.path.primary?.name == "wwan0")
+        #expect(e.path.isExpensive)
+        #expect(e.path.usesInterfaceType(.cellular))
+    }
+
+    @Test func meteredAvoidPrefersWifiOverALowerMetricLTE() {
+        let e = evaluate(PathPolicy(metered: .avoid), [Sample.wlan0(metric: 600), Sample.wwan0(metric: 50)])
+        #expect(e.path.primary?.name == "wlan0")
+        #expect(!e.path.isExpensive)
+        #expect(e.path.availableInterfaces.map(\.name) == ["wlan0", "wwan0"])
+        #expect(outcome(e, "wwan0") == .candidate(rank: 1, lostBecause: .meteredAvoided))
+    }
+
+    @Test func meteredAvoidOutranksPrefer() {
+        let policy = PathPolicy(metered: .avoid, prefer: [.cellular, .wifi])
+        let e = evaluate(policy, [Sample.wlan0(), Sample.wwan0()])
+        #expect(e.path.primary?.name == "wlan0")
+    }
+
+    @Test func meteredAllowKeepsTheKernelsChoiceAndReportsItExpensive() {
+        let e = evaluate([Sample.wlan0(metric: 600), Sample.wwan0(metric: 50)])
+        #expect(e.path.primary?.name == "wwan0")
+        #expect(e.path.isExpensive)
+    }
+
+    @Test func meteredDenyWithOnlyLTEIsUnsatisfiedMeteredDenied() {
+        let e = evaluate(PathPolicy(metered: .deny), [Sample.loopback, Sample.wwan0()])
+        #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .meteredDenied)
+        #expect(e.path.primary == nil)
+        #expect(e.path.availableInterfaces.isEmpty)
+        #expect(!e.path.isExpensive)
+        #expect(outcome(e, "wwan0") == .rejected(.meteredDenied))
+    }
+
+    @Test func meteredDenyWithLTEAndWifiUsesOnlyWifi() {
+        let e = evaluate(PathPolicy(metered: .deny), [Sample.wlan0(metric: 600), Sample.wwan0(metric: 50)])
+        #expect(e.path.status == .satisfied)
+        #expect(e.path.availableInterfaces.map(\.name) == ["wlan0"])
+        #expect(outcome(e, "wwan0") == .rejected(.meteredDenied))
+    }
+
+    @Test func meteredTetherIsAvoidedLikeCellular() {
+        let tether = Sample.uplink(6, "usb0", .wired, metric: 10, metered: true)
+        let e = evaluate(PathPolicy(metered: .avoid), [tether, Sample.wlan0()])
+        #expect(e.path.primary?.name == "wlan0")
+    }
+
+    // MARK: Types
+
+    @Test func requireExcludesOtherTypes() {
+        let policy = PathPolicy(require: [.wired, .wifi])
+        let e = evaluate(policy, [Sample.wlan0(metric: 600), Sample.wwan0(metric: 50)])
+        #expect(e.path.primary?.name == "wlan0")
+        #expect(outcome(e, "wwan0") == .rejected(.wrongType))
+    }
+
+    @Test func requireWithNoAllowedTypePresentIsOnlyProhibitedTypes() {
+        let e = evaluate(PathPolicy(require: [.wired]), [Sample.loopback, Sample.wlan0(), Sample.wwan0()])
+        #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .onlyProhibitedTypes)
+    }
+
+    @Test func prohibitWithOnlyProhibitedTypesIsOnlyProhibitedTypes() {
+        let e = evaluate(PathPolicy(prohibit: [.cellular]), [Sample.loopback, Sample.wwan0()])
+        #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .onlyProhibitedTypes)
+        #expect(outcome(e, "wwan0") == .rejected(.prohibited))
+    }
+
+    @Test func prohibitLeavesTheOtherTypes() {
+        let e = evaluate(PathPolicy(prohibit: [.cellular]), [Sample.wlan0(metric: 600), Sample.wwan0(metric: 50)])
+        #expect(e.path.availableInterfaces.map(\.name) == ["wlan0"])
+    }
+
+    @Test func loopbackAloneIsNoInterface() {
+        let e = evaluate([Sample.loopback])
+        #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .noInterface)
+    }
+
+    @Test func emptyStateIsNoInterface() {
+        let e = evaluate([])
+        #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .noInterface)
+        #expect(e.verdicts.isEmpty)
+    }
+
+    // MARK: Link and address state
+
+    @Test func carrierDownIsUnsatisfiedNoInterface() {
+        let e = evaluate([Sample.loopback, Sample.uplink(2, "eth0", .wired, carrier: false)])
+        #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .noInterface)
+        #expect(outcome(e, "eth0") == .rejected(.noCarrier))
+    }
+
+    @Test func adminDownIsUnsatisfiedNoInterface() {
+        let e = evaluate([Sample.uplink(2, "eth0", .wired, carrier: false, adminUp: false)])
+        #expect(e.path.unsatisfiedReason == .noInterface)
+        #expect(outcome(e, "eth0") == .rejected(.adminDown))
+    }
+
+    @Test(arguments: [
+        [InterfaceAddress](),
+        ["169.254.33.7/16"],
+        ["fe80::2/64"],
+        [InterfaceAddress("2001:db8:2::2", prefixLength: 64, isTentative: true)],
+        [InterfaceAddress("192.0.2.2", prefixLength: 24, isDADFailed: true)],
+    ])
+    func connectedWithoutUsableAddressRequiresConnection(_ addresses: [InterfaceAddress]) {
+        let pending = Interface(index: 2, name: "eth0", type: .wired, addresses: addresses)
+        let e = evaluate([Sample.loopback, pending])
+        #expect(e.path.status == .requiresConnection)
+        #expect(e.path.unsatisfiedReason == nil)
+        #expect(e.path.primary == nil)
+        #expect(outcome(e, "eth0") == .rejected(.noAddress))
+    }
+
+    @Test func pendingLinkDoesNotHideASatisfiedOne() {
+        let pending = Interface(index: 7, name: "eth1", type: .wired)
+        let e = evaluate([pending, Sample.wlan0()])
+        #expect(e.path.status == .satisfied)
+        #expect(e.path.primary?.name == "wlan0")
+    }
+
+    @Test func addressedWithoutDefaultRouteIsUnsatisfiedNoRoute() {
+        let lan = Interface(index: 2, name: "eth0", type: .wired, addresses: ["192.168.1.5/24"])
+        let e = evaluate([lan])
+        #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .noRoute)
+        #expect(outcome(e, "eth0") == .rejected(.noDefaultRoute))
+    }
+
+    @Test func defaultRouteOutsideTheMainTableDoesNotCount() {
+        let lan = Interface(
+            index: 2,
+            name: "eth0",
+            type: .wired,
+            addresses: ["192.168.1.5/24"],
+            defaultRoutes: [DefaultRoute(via: "192.168.1.1", table: 100)]
+        )
+        #expect(evaluate([lan]).path.unsatisfiedReason == .noRoute)
+    }
+
+    @Test func defaultRouteOfAFamilyWithoutUsableAddressDoesNotCount() {
+        // An IPv6 default route learned from an RA while the global address is still tentative.
+        let eth0 = Interface(
+            index: 2,
+            name: "eth0",
+            type: .wired,
+            addresses: [InterfaceAddress("2001:db8:2::2", prefixLength: 64, isTentative: true), "192.168.1.5/24"],
+            defaultRoutes: [DefaultRoute(via: "fe80::1")]
+        )
+        let e = evaluate([eth0])
+        #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .noRoute)
+    }
+
+    // MARK: Families, gateways, DNS
+
+    @Test func primariesAreChosenPerFamily() {
+        let eth0 = Sample.uplink(2, "eth0", .wired, metric: 100)  // IPv4 only
+        let wlan0 = Sample.uplink(3, "wlan0", .wifi, metric: 600, ipv6: true)
+        let e = evaluate([eth0, wlan0])
+        #expect(e.path.primary?.name == "eth0")
+        #expect(e.path.primaryIPv4?.name == "eth0")
+        #expect(e.path.primaryIPv6?.name == "wlan0")
+        #expect(e.path.supportsIPv4)
+        #expect(e.path.supportsIPv6)
+        #expect(e.path.gateways == [Sample.gateway4(2), Sample.gateway6(3)])
+        #expect(e.path.usesInterfaceType(.wifi))
+    }
+
+    @Test func perFamilyPrimaryUsesThatFamilysMetric() {
+        let eth0 = Sample.uplink(2, "eth0", .wired, metric: 100, ipv6: true, ipv6Metric: 1024)
+        let wlan0 = Sample.uplink(3, "wlan0", .wifi, metric: 600, ipv6: true, ipv6Metric: 600)
+        let e = evaluate([eth0, wlan0])
+        #expect(e.path.primaryIPv4?.name == "eth0")
+        #expect(e.path.primaryIPv6?.name == "wlan0")
+        #expect(e.path.primary?.name == "eth0")
+    }
+
+    @Test func ipv6OnlyPathSupportsOnlyIPv6() {
+        let eth0 = Sample.uplink(2, "eth0", .wired, ipv4: false, ipv6: true)
+        let e = evaluate([eth0])
+        #expect(e.path.status == .satisfied)
+        #expect(!e.path.supportsIPv4)
+        #expect(e.path.supportsIPv6)
+        #expect(e.path.primaryIPv4 == nil)
+        #expect(e.path.gateways == [Sample.gateway6(2)])
+    }
+
+    @Test func onLinkDefaultRouteHasNoGateway() {
+        let modem = Interface(
+            index: 4,
+            name: "wwan0",
+            type: .cellular,
+            isMetered: true,
+            addresses: ["100.64.7.9/30"],
+            defaultRoutes: [DefaultRoute(family: .ipv4, metric: 700)]
+        )
+        let e = evaluate([modem])
+        #expect(e.path.status == .satisfied)
+        #expect(e.path.gateways.isEmpty)
+    }
+
+    @Test func loopbackResolverSupportsDNSOnAnySatisfiedPath() {
+        let ipv6Only = Sample.uplink(2, "eth0", .wired, ipv4: false, ipv6: true)
+        #expect(evaluate([Sample.loopback, ipv6Only], dns: ["127.0.0.53"]).path.supportsDNS)
+        #expect(evaluate([Sample.loopback, Sample.eth0()], dns: ["::1"]).path.supportsDNS)
+    }
+
+    @Test func remoteResolverNeedsItsFamily() {
+        #expect(evaluate([Sample.eth0()], dns: ["192.0.2.53"]).path.supportsDNS)
+        #expect(!evaluate([Sample.eth0()], dns: ["2001:db8::53"]).path.supportsDNS)
+        #expect(evaluate([Sample.eth0()], dns: ["2001:db8::53", "192.0.2.53"]).path.supportsDNS)
+    }
+
+    @Test func noResolverOrNoPathMeansNoDNS() {
+        #expect(!evaluate([Sample.eth0()]).path.supportsDNS)
+        let down = Sample.uplink(2, "eth0", .wired, carrier: false)
+        #expect(!evaluate([Sample.loopback, down], dns: ["127.0.0.53"]).path.supportsDNS)
+    }
+
+    @Test func constrainedPrimaryMakesThePathConstrained() {
+        var wwan0 = Sample.wwan0()
+        wwan0.isConstrained = true
+        #expect(evaluate([wwan0]).path.isConstrained)
+        #expect(!evaluate(PathPolicy(metered: .avoid), [wwan0, Sample.wlan0()]).path.isConstrained)
+    }
+
+    @Test func pathCarriesThePolicyName() {
+        #expect(evaluate(PathPolicy(name: "uplink"), [Sample.eth0()]).path.policy == "uplink")
+    }
+
+    // MARK: Targets
+
+    private func targetState(_ interfaces: [Interface], _ reachability: SystemState.TargetReachability?)
+        -> SystemState
+    {
+        SystemState(interfaces: interfaces, targets: reachability.map { ["vpn.example.org": $0] } ?? [:])
+    }
+
+    @Test func targetCountsOnlyInterfacesThatRouteToIt() {
+        let reach = SystemState.TargetReachability(
+            addresses: ["203.0.113.7"],
+            routes: [.init(interfaceIndex: 3, prefixLength: 24, metric: 600, gateway: Sample.gateway4(3))]
+        )
+        let policy = PathPolicy(target: "vpn.example.org")
+        let e = PathEvaluator(policy: policy).evaluate(targetState([Sample.eth0(), Sample.wlan0()], reach))
+        #expect(e.path.status == .satisfied)
+        #expect(e.path.availableInterfaces.map(\.name) == ["wlan0"])
+        #expect(e.path.gateways == [Sample.gateway4(3)])
+        #expect(outcome(e, "eth0") == .rejected(.noRouteToTarget))
+    }
+
+    @Test func targetRouteCountsWithoutADefaultRoute() {
+        // A site-to-site link that only carries a specific prefix.
+        let lan = Interface(index: 5, name: "eth1", type: .wired, addresses: ["198.51.100.2/24"])
+        let reach = SystemState.TargetReachability(
+            addresses: ["198.51.100.80"],
+            routes: [.init(interfaceIndex: 5, prefixLength: 24)]
+        )
+        let path = PathEvaluator(policy: PathPolicy(target: "vpn.example.org")).path(for: targetState([lan], reach))
+        #expect(path.status == .satisfied)
+        #expect(path.primary?.name == "eth1")
+        #expect(path.gateways.isEmpty)
+    }
+
+    @Test func targetRoutesOrderCandidatesByTheirMetric() {
+        let reach = SystemState.TargetReachability(
+            addresses: ["203.0.113.7"],
+            routes: [
+                .init(interfaceIndex: 2, prefixLength: 0, metric: 900),
+                .init(interfaceIndex: 3, prefixLength: 0, metric: 100),
+            ]
+        )
+        let path = PathEvaluator(policy: PathPolicy(target: "vpn.example.org"))
+            .path(for: targetState([Sample.eth0(metric: 100), Sample.wlan0(metric: 600)], reach))
+        #expect(path.availableInterfaces.map(\.name) == ["wlan0", "eth0"])
+    }
+
+    @Test(arguments: [
+        SystemState.TargetReachability(addresses: [], routes: []),
+        SystemState.TargetReachability(addresses: ["203.0.113.7"], routes: []),
+        SystemState.TargetReachability(
+            addresses: ["2001:db8:ffff::7"],
+            routes: [.init(interfaceIndex: 2, prefixLength: 0)]
+        ),
+    ])
+    func unreachableTargetIsUnsatisfiedTargetUnreachable(_ reach: SystemState.TargetReachability) {
+        let path = PathEvaluator(policy: PathPolicy(target: "vpn.example.org")).path(
+            for: targetState([Sample.eth0()], reach)
+        )
+        #expect(path.status == .unsatisfied)
+        #expect(path.unsatisfiedReason == .targetUnreachable)
+    }
+
+    @Test func targetMissingFromTheStateIsUnreachable() {
+        let path = PathEvaluator(policy: PathPolicy(target: "vpn.example.org")).path(
+            for: targetState([Sample.eth0()], nil)
+        )
+        #expect(path.unsatisfiedReason == .targetUnreachable)
+    }
+
+    @Test func emptyTargetMeansNoTarget() {
+        #expect(PathPolicy(target: "").target == nil)
+        #expect(evaluate(PathPolicy(target: ""), [Sample.eth0()]).path.status == .satisfied)
+    }
+}
