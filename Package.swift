@@ -5,6 +5,7 @@
 //   netpathd, netpathctl              thin executables
 //          |
 //   NetPath                           public library: re-exports the model; PathMonitor
+//   NetPathDispatch                   hooks (discovery, trust, execution) and plugin dispatch
 //      |               \
 //   NetPathLinux        NetPathConfig  libnl engine, sysfs, resolv.conf | TOML config, rules, settle (pure)
 //      |        \          |
@@ -38,13 +39,23 @@ let package = Package(
         ),
         .target(
             name: "NetPathConfig",
-            dependencies: ["NetPathCore"]
+            dependencies: ["NetPathCore"],
+            // A symlink to config/netpath.toml: the default configuration is compiled in.
+            resources: [.embedInCode("netpath.toml")]
         ),
         .target(
             name: "NetPathLinux",
             dependencies: [
                 "NetPathCore",
                 "CNetlink",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "NetPathDispatch",
+            dependencies: [
+                "NetPathCore",
+                "NetPathConfig",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -77,6 +88,8 @@ let package = Package(
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig"]),
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath", "TestSupport"]),
+        .testTarget(name: "NetPathDispatchTests", dependencies: ["NetPathDispatch", "TestSupport"]),
+        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTesting", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

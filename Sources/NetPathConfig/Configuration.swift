@@ -1,0 +1,82 @@
+import NetPathCore
+
+/// A validated netpath configuration: the agent's settings, interface overrides, policies,
+/// rules and plugin settings.
+///
+/// Build one with ``ConfigurationLoader``; every value in it has passed validation.
+/// ``Configuration/default`` is the embedded `config/netpath.toml`.
+public struct Configuration: Hashable, Sendable {
+    /// The `[agent]` table.
+    public struct Agent: Hashable, Sendable {
+        /// Where hooks live (`hooks_dir`).
+        public var hooksDirectory: String
+        /// How long one hook may run unless a rule says otherwise (`hook_timeout`).
+        public var hookTimeout: Duration
+        /// The hold-down for flapping: events are dispatched only after their interface or
+        /// policy has been quiet this long (`settle`); zero dispatches at once.
+        public var settle: Duration
+        /// Whether the current state is dispatched as events at start (`startup_events`).
+        public var startupEvents: Bool
+        /// The control socket's path (`control_socket`).
+        public var controlSocket: String
+        /// `HOST:PORT` to serve Prometheus metrics on, or empty for none (`metrics`).
+        public var metrics: String
+
+        /// The default agent settings, those of design.md.
+        public init(
+            hooksDirectory: String = "/etc/netpath/hooks.d",
+            hookTimeout: Duration = .seconds(30),
+            settle: Duration = .zero,
+            startupEvents: Bool = true,
+            controlSocket: String = "/run/netpath/netpathd.sock",
+            metrics: String = ""
+        ) {
+            self.hooksDirectory = hooksDirectory
+            self.hookTimeout = hookTimeout
+            self.settle = settle
+            self.startupEvents = startupEvents
+            self.controlSocket = controlSocket
+            self.metrics = metrics
+        }
+    }
+
+    /// The `[agent]` settings.
+    public var agent: Agent
+    /// The `[[interface]]` classification overrides, in file order.
+    public var interfaces: [InterfaceOverride]
+    /// The `[[policy]]` tables, in file order; exactly ``PathPolicy/default`` when none are given.
+    public var policies: [PathPolicy]
+    /// The `[[rule]]` tables, in file order. Empty means dispatcher mode: every event goes to
+    /// every hook.
+    public var rules: [Rule]
+    /// The `[plugin.NAME]` tables by plugin name, unvalidated: each plugin checks its own.
+    public var plugins: [String: TOMLTable]
+    /// What validation accepted but found suspicious, as `FILE:LINE:COL: warning: …`.
+    public var warnings: [Diagnostic]
+
+    /// Creates a configuration; an empty `policies` becomes `[PathPolicy.default]`.
+    public init(
+        agent: Agent = Agent(),
+        interfaces: [InterfaceOverride] = [],
+        policies: [PathPolicy] = [],
+        rules: [Rule] = [],
+        plugins: [String: TOMLTable] = [:],
+        warnings: [Diagnostic] = []
+    ) {
+        self.agent = agent
+        self.interfaces = interfaces
+        self.policies = policies.isEmpty ? [.default] : policies
+        self.rules = rules
+        self.plugins = plugins
+        self.warnings = warnings
+    }
+
+    /// No rules: every event goes to every hook in the hooks directory, like
+    /// NetworkManager-dispatcher.
+    public var isDispatcherMode: Bool { rules.isEmpty }
+
+    /// The policy called `name`, if any.
+    public func policy(named name: String) -> PathPolicy? {
+        policies.first { $0.name == name }
+    }
+}
