@@ -5,7 +5,6 @@
 //   netpathd, netpathctl              thin executables
 //          |
 //   NetPath                           public library: re-exports the model; PathMonitor
-//   NetPathDispatch                   hooks (discovery, trust, execution) and plugin dispatch
 //      |               \
 //   NetPathLinux        NetPathConfig  libnl engine, sysfs, resolv.conf | TOML config, rules, settle (pure)
 //      |        \          |
@@ -52,14 +51,6 @@ let package = Package(
             ]
         ),
         .target(
-            name: "NetPathDispatch",
-            dependencies: [
-                "NetPathCore",
-                "NetPathConfig",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        .target(
             name: "NetPath",
             dependencies: ["NetPathCore", "NetPathConfig", "NetPathLinux"]
         ),
@@ -88,8 +79,6 @@ let package = Package(
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig"]),
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath", "TestSupport"]),
-        .testTarget(name: "NetPathDispatchTests", dependencies: ["NetPathDispatch", "TestSupport"]),
-        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTesting", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
