@@ -64,6 +64,8 @@ struct SysfsReaderTests {
             meteredReason: .tether
         ),
         FixtureLink(fixture: "ethernet", name: "enp0s31f6", arpType: 1, type: .wired, driver: "e1000e"),
+        // A VM's NIC: the net device hangs off a virtio device below the PCI function.
+        FixtureLink(fixture: "ethernet-virtio", name: "eth0", arpType: 1, type: .wired, driver: "virtio_net"),
         FixtureLink(fixture: "virtual", name: "veth0", arpType: 1, linkKind: "veth", type: .other, kind: "veth"),
         FixtureLink(fixture: "virtual", name: "br0", arpType: 1, linkKind: "bridge", type: .other, kind: "bridge"),
         FixtureLink(fixture: "virtual", name: "tun0", arpType: 65534, linkKind: "tun", type: .other, kind: "tun"),
@@ -234,6 +236,23 @@ struct SysfsReaderTests {
     }
 
     // MARK: The host
+
+    /// Every link of this host's sysfs, read both by SysfsReader and by the shell's view of the
+    /// same symlinks, must agree: the fixtures are only as good as their likeness to a kernel.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/sys/class/net")))
+    func hostLinksAgreeWithTheirSymlinks() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: "/sys/class/net").sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let node = "/sys/class/net/" + name
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: node) else { continue }
+            let facts = SysfsReader().facts(name: name, arpType: 1, linkKind: "")
+            #expect(facts.isVirtualPath == target.contains("devices/virtual/"), "\(name) -> \(target)")
+            let driverLink = try? FileManager.default.destinationOfSymbolicLink(atPath: node + "/device/driver")
+            #expect(facts.driver == (driverLink?.split(separator: "/").last.map(String.init) ?? ""), "\(name)")
+            #expect(facts.hasDevice == FileManager.default.fileExists(atPath: node + "/device"), "\(name)")
+        }
+    }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/sys/class/net/lo")))
     func hostLoopbackIsUnderDevicesVirtual() {
