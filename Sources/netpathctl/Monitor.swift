@@ -28,7 +28,8 @@ extension Netpathctl {
                     // Adopt the current state silently: monitor reports changes, like ip monitor.
                     _ = tracker.start(with: update.state, at: update.time)
                     first = false
-                    if !json { FileOutput.write("monitoring \(update.state.interfaces.count) interfaces; Ctrl-C to stop\n") }
+                    // On stderr even with --json: scripts can wait for it, and stdout stays pure JSON.
+                    FileOutput.write("monitoring \(update.state.interfaces.count) interfaces; Ctrl-C to stop\n", to: 2)
                     continue
                 }
                 events = tracker.update(to: update.state, at: update.time)
@@ -49,11 +50,11 @@ extension Netpathctl {
 
 /// Unbuffered writes to stdout (Swift's `print` is block-buffered on a pipe).
 enum FileOutput {
-    static func write(_ text: String) {
+    static func write(_ text: String, to fd: Int32 = 1) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n <= 0 {
                 if n < 0 && errno == EINTR { continue }
                 return
