@@ -30,7 +30,8 @@ public struct Classification: Hashable, Sendable {
 
 /// Classifies links from their facts, in design.md's order; the first matching step wins:
 ///
-/// loopback (ARPHRD 772) → virtual (netlink kind, or sysfs path under `devices/virtual`) →
+/// loopback (ARPHRD 772) → WWAN link kinds (`wwan`, `rmnet`, `qmimux`: cellular) → virtual
+/// (any other netlink kind, or a sysfs path under `devices/virtual`) →
 /// Wi-Fi (`wireless/`, `phy80211`, DEVTYPE=wlan) → cellular (DEVTYPE=wwan, ARPHRD_RAWIP, WWAN
 /// drivers) → USB phone tether (wired, guessed metered) → wired (Ethernet with a device) → other.
 ///
@@ -40,6 +41,8 @@ public struct InterfaceClassifier: Sendable {
     public static let cellularDrivers: Set<String> = [
         "qmi_wwan", "cdc_mbim", "huawei_cdc_ncm", "sierra_net", "mhi_net", "ipa", "rmnet", "cdc_wdm",
     ]
+    /// Netlink link kinds of modem data links (WWAN framework, Qualcomm rmnet and qmimux).
+    public static let cellularLinkKinds: Set<String> = ["wwan", "rmnet", "qmimux"]
     /// Drivers that phones use for USB tethering; such links are wired but usually metered.
     public static let tetherDrivers: Set<String> = ["rndis_host", "cdc_ether", "cdc_ncm", "ipheth"]
 
@@ -80,6 +83,18 @@ public struct InterfaceClassifier: Sendable {
         let driver = f.driver
         if f.arpType == ARPHardware.loopback {
             return Classification(type: .loopback, driver: driver, classifiedBy: ["arptype=772 (loopback)"])
+        }
+        // Modem links made by the kernel's WWAN framework or by rmnet/qmimux carry a link kind
+        // like virtual links do, but they are the cellular uplink itself.
+        if cellularLinkKinds.contains(f.linkKind) {
+            return Classification(
+                type: .cellular,
+                kind: f.linkKind,
+                driver: driver,
+                isMetered: true,
+                meteredReason: .cellular,
+                classifiedBy: ["link kind \(f.linkKind) (WWAN)"]
+            )
         }
         if !f.linkKind.isEmpty {
             return Classification(type: .other, kind: f.linkKind, driver: driver, classifiedBy: ["link kind \(f.linkKind)"])

@@ -212,3 +212,13 @@ struct InterfaceClassifierTests {
         #expect(result.classifiedBy == ["link kind wireguard", "override wg*: type wired"])
     }
 }
+
+extension InterfaceClassifierTests {
+    @Test(arguments: ["wwan", "rmnet", "qmimux"])
+    func wwanLinkKindIsCellularNotVirtual(_ kind: String) {
+        let c = InterfaceClassifier().classify(LinkFacts(name: "wwan0", arpType: ARPHardware.rawIP, linkKind: kind))
+        #expect(c.type == .cellular)
+        #expect(c.kind == kind)
+        #expect(c.isMetered && c.meteredReason == .cellular)
+    }
+}
