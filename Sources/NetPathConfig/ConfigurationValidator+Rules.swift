@@ -39,7 +39,10 @@ extension ConfigurationValidator {
         if let events = strings(table, "on", example: "[\"up\", \"down\"]"), let value = table["on"] {
             onIsExplicit = true
             if events.isEmpty && value.array?.isEmpty == true {
-                error("on = [] matches no event; list event names, or remove \"on\" to match every event", at: value.location)
+                error(
+                    "on = [] matches no event; list event names, or remove \"on\" to match every event",
+                    at: value.location
+                )
             }
             rule.on = []
             for (text, at) in events {
@@ -119,7 +122,10 @@ extension ConfigurationValidator {
         }
         rule.timeout = duration(table, "timeout", allowZero: false)
         if rule.run?.isEmpty == true && rule.plugins.isEmpty && table["run"]?.array?.isEmpty == true {
-            warning("rule \(TOMLValue.quoted(rule.name)) runs no hook and no plugin (run = [] and no plugins)", at: table.location)
+            warning(
+                "rule \(TOMLValue.quoted(rule.name)) runs no hook and no plugin (run = [] and no plugins)",
+                at: table.location
+            )
         }
         guard name != nil else { return nil }
         return rule

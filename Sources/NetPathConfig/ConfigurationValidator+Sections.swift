@@ -54,7 +54,10 @@ extension ConfigurationValidator {
         checkKeys(table, allowed: Self.interfaceKeys, in: "[[interface]]")
         let match: Glob?
         if table["match"] == nil {
-            error("[[interface]] is missing the required key \"match\" (an interface name glob such as \"wwan*\")", at: table.location)
+            error(
+                "[[interface]] is missing the required key \"match\" (an interface name glob such as \"wwan*\")",
+                at: table.location
+            )
             match = nil
         } else if let (pattern, at) = string(table, "match") {
             match = glob(pattern, key: "match", at: at)
@@ -77,7 +80,10 @@ extension ConfigurationValidator {
         do {
             return try Glob(pattern)
         } catch {
-            self.error("\(key) must be a valid name glob, found \(TOMLValue.quoted(pattern)): \(error.message)", at: location)
+            self.error(
+                "\(key) must be a valid name glob, found \(TOMLValue.quoted(pattern)): \(error.message)",
+                at: location
+            )
             return nil
         }
     }
@@ -129,7 +135,10 @@ extension ConfigurationValidator {
                 metered = mode
             } else {
                 let suggestion = value.string.map { Suggestion.clause(for: $0, in: all) } ?? ""
-                error("metered must be one of \(Self.list(all)), found \(Self.found(value))\(suggestion)", at: value.location)
+                error(
+                    "metered must be one of \(Self.list(all)), found \(Self.found(value))\(suggestion)",
+                    at: value.location
+                )
             }
         }
         var target: String?
@@ -166,7 +175,10 @@ extension ConfigurationValidator {
                 continue
             }
             if let knownPlugins, !knownPlugins.contains(entry.key) {
-                error("unknown plugin \(TOMLValue.quoted(entry.key))\(Self.pluginHint(entry.key, knownPlugins))", at: entry.keyLocation)
+                error(
+                    "unknown plugin \(TOMLValue.quoted(entry.key))\(Self.pluginHint(entry.key, knownPlugins))",
+                    at: entry.keyLocation
+                )
                 continue
             }
             result[entry.key] = settings

@@ -51,7 +51,10 @@ struct ConfigurationValidator {
                     error("\(what); did you mean \(shown)?", at: entry.keyLocation)
                 } else {
                     let all = Self.sections.map(\.shown)
-                    error("\(what); expected \(all.dropLast().joined(separator: ", ")) or \(all[all.count - 1])", at: entry.keyLocation)
+                    error(
+                        "\(what); expected \(all.dropLast().joined(separator: ", ")) or \(all[all.count - 1])",
+                        at: entry.keyLocation
+                    )
                 }
             }
         }

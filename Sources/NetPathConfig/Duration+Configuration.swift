@@ -47,7 +47,9 @@ extension Duration {
             guard i > start else {
                 throw fail("expected a number at \(TOMLValue.quoted(String(String.UnicodeScalarView(chars[i...]))))")
             }
-            if i < chars.count, chars[i] == "." { throw fail("fractions are not supported; use a smaller unit such as \"1500ms\"") }
+            if i < chars.count, chars[i] == "." {
+                throw fail("fractions are not supported; use a smaller unit such as \"1500ms\"")
+            }
             let unitStart = i
             while i < chars.count, chars[i].properties.isAlphabetic { i += 1 }
             let unit = String(String.UnicodeScalarView(chars[unitStart..<i]))

@@ -43,7 +43,14 @@ public struct RuleMatcher: Sendable {
     public func explain(_ event: Event) -> [RuleVerdict] {
         if configuration.isDispatcherMode {
             let target = targets(for: event)[0]
-            return [RuleVerdict(rule: nil, failed: nil, reason: "no rules are configured: every event goes to \(target)", target: target)]
+            return [
+                RuleVerdict(
+                    rule: nil,
+                    failed: nil,
+                    reason: "no rules are configured: every event goes to \(target)",
+                    target: target
+                )
+            ]
         }
         return configuration.rules.map { rule in
             if let (criterion, reason) = Self.mismatch(rule, event) {
@@ -82,7 +89,8 @@ public struct RuleMatcher: Sendable {
         if !rule.type.isEmpty {
             let wanted = "type [\(list(rule.type.map(\.rawValue)))]"
             guard let type = subject.type else {
-                let what = event.scope == .path ? "the path has no primary interface" : "the event has no interface type"
+                let what =
+                    event.scope == .path ? "the path has no primary interface" : "the event has no interface type"
                 return (.type, "\(what) to match \(wanted)")
             }
             if !rule.type.contains(type) {

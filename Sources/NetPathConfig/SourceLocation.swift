@@ -17,6 +17,7 @@ public struct SourceLocation: Hashable, Sendable, Comparable, CustomStringConver
     /// `LINE:COL`.
     public var description: String { "\(line):\(column)" }
 
+    /// File order: by line, then column.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }

@@ -58,7 +58,8 @@ enum ConfigurationFixtures {
         """
 
     /// Unwraps a successful load, or records the diagnostics as an issue.
-    static func load(_ text: String, file: String = "netpath.toml", knownPlugins: Set<String>? = nil) -> Configuration? {
+    static func load(_ text: String, file: String = "netpath.toml", knownPlugins: Set<String>? = nil) -> Configuration?
+    {
         switch ConfigurationLoader.load(contents: text, file: file, knownPlugins: knownPlugins) {
         case .success(let configuration): return configuration
         case .failure: return nil
@@ -66,7 +67,8 @@ enum ConfigurationFixtures {
     }
 
     /// The errors of a failed load; empty when it succeeded.
-    static func errors(_ text: String, file: String = "netpath.toml", knownPlugins: Set<String>? = nil) -> [Diagnostic] {
+    static func errors(_ text: String, file: String = "netpath.toml", knownPlugins: Set<String>? = nil) -> [Diagnostic]
+    {
         switch ConfigurationLoader.load(contents: text, file: file, knownPlugins: knownPlugins) {
         case .success: return []
         case .failure(let errors): return errors.errors

@@ -8,7 +8,9 @@ import Testing
     // MARK: - Valid files
 
     @Test func aFullConfigurationLoadsIntoTheExpectedModel() throws {
-        let configuration = try #require(ConfigurationFixtures.load(ConfigurationFixtures.full, knownPlugins: ["event-log"]))
+        let configuration = try #require(
+            ConfigurationFixtures.load(ConfigurationFixtures.full, knownPlugins: ["event-log"])
+        )
         #expect(
             configuration.agent
                 == Configuration.Agent(
@@ -28,7 +30,12 @@ import Testing
         )
         #expect(
             configuration.policies == [
-                PathPolicy(name: "uplink", require: [.wired, .wifi, .cellular], metered: .avoid, prefer: [.wired, .wifi]),
+                PathPolicy(
+                    name: "uplink",
+                    require: [.wired, .wifi, .cellular],
+                    metered: .avoid,
+                    prefer: [.wired, .wifi]
+                ),
                 PathPolicy(name: "probe", prohibit: [.cellular], metered: .deny, target: "192.0.2.1"),
             ]
         )
@@ -45,7 +52,13 @@ import Testing
                     timeout: .seconds(10),
                     location: SourceLocation(line: 31, column: 1)
                 ),
-                Rule(name: "modem-off", on: [.up], type: [.wired], run: ["20-modem-off"], location: SourceLocation(line: 41, column: 1)),
+                Rule(
+                    name: "modem-off",
+                    on: [.up],
+                    type: [.wired],
+                    run: ["20-modem-off"],
+                    location: SourceLocation(line: 41, column: 1)
+                ),
                 Rule(name: "everything", location: SourceLocation(line: 47, column: 1)),
             ]
         )
@@ -110,71 +123,335 @@ import Testing
 
     static let broken: [Broken] = [
         // Unknown keys, with and without a suggestion.
-        .init(text: "[agent]\nhook_timout = \"5s\"", line: 2, column: 1, message: #"unknown key "hook_timout" in [agent]; did you mean "hook_timeout"?"#),
-        .init(text: "[agent]\ncolour = 1", line: 2, column: 1, message: #"unknown key "colour" in [agent]; expected one of "hooks_dir", "hook_timeout", "settle", "startup_events", "control_socket", "metrics""#),
-        .init(text: "[agnet]\nsettle = \"1s\"", line: 1, column: 2, message: "unknown table [agnet]; did you mean [agent]?"),
-        .init(text: "[[rules]]\nname = \"x\"", line: 1, column: 3, message: "unknown table [[rules]]; did you mean [[rule]]?"),
-        .init(text: "verbose = true", line: 1, column: 1, message: #"unknown key "verbose" at the top level; expected [agent], [[interface]], [[policy]], [[rule]] or [plugin.NAME]"#),
-        .init(text: "[[rule]]\nname = \"r\"\nevents = [\"up\"]", line: 3, column: 1, message: #"unknown key "events" in [[rule]]; expected one of "name", "on", "policy", "interface", "type", "metered", "run", "plugins", "timeout""#),
-        .init(text: "[[policy]]\nname = \"p\"\nprefered = []", line: 3, column: 1, message: #"unknown key "prefered" in [[policy]]; did you mean "prefer"?"#),
+        .init(
+            text: "[agent]\nhook_timout = \"5s\"",
+            line: 2,
+            column: 1,
+            message: #"unknown key "hook_timout" in [agent]; did you mean "hook_timeout"?"#
+        ),
+        .init(
+            text: "[agent]\ncolour = 1",
+            line: 2,
+            column: 1,
+            message:
+                #"unknown key "colour" in [agent]; expected one of "hooks_dir", "hook_timeout", "settle", "startup_events", "control_socket", "metrics""#
+        ),
+        .init(
+            text: "[agnet]\nsettle = \"1s\"",
+            line: 1,
+            column: 2,
+            message: "unknown table [agnet]; did you mean [agent]?"
+        ),
+        .init(
+            text: "[[rules]]\nname = \"x\"",
+            line: 1,
+            column: 3,
+            message: "unknown table [[rules]]; did you mean [[rule]]?"
+        ),
+        .init(
+            text: "verbose = true",
+            line: 1,
+            column: 1,
+            message:
+                #"unknown key "verbose" at the top level; expected [agent], [[interface]], [[policy]], [[rule]] or [plugin.NAME]"#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\nevents = [\"up\"]",
+            line: 3,
+            column: 1,
+            message:
+                #"unknown key "events" in [[rule]]; expected one of "name", "on", "policy", "interface", "type", "metered", "run", "plugins", "timeout""#
+        ),
+        .init(
+            text: "[[policy]]\nname = \"p\"\nprefered = []",
+            line: 3,
+            column: 1,
+            message: #"unknown key "prefered" in [[policy]]; did you mean "prefer"?"#
+        ),
         // Wrong types.
-        .init(text: "[agent]\nhooks_dir = 5", line: 2, column: 13, message: "hooks_dir must be a string, found integer 5"),
-        .init(text: "[agent]\nstartup_events = \"yes\"", line: 2, column: 18, message: #"startup_events must be true or false, found "yes""#),
-        .init(text: "[agent]\nhook_timeout = 30", line: 2, column: 16, message: #"hook_timeout must be a duration such as "30s" or "1m30s", found integer 30"#),
-        .init(text: "agent = \"x\"", line: 1, column: 9, message: #"agent must be a table written [agent], found string "x""#),
-        .init(text: "[policy]\nname = \"p\"", line: 1, column: 1, message: "policy must be an array of tables written [[policy]], found table"),
-        .init(text: "[[rule]]\nname = \"r\"\non = \"up\"", line: 3, column: 6, message: #"on must be an array of strings such as ["up", "down"], found string "up""#),
-        .init(text: "[[rule]]\nname = \"r\"\nrun = [1]", line: 3, column: 8, message: "run[0] must be a string, found integer 1"),
+        .init(
+            text: "[agent]\nhooks_dir = 5",
+            line: 2,
+            column: 13,
+            message: "hooks_dir must be a string, found integer 5"
+        ),
+        .init(
+            text: "[agent]\nstartup_events = \"yes\"",
+            line: 2,
+            column: 18,
+            message: #"startup_events must be true or false, found "yes""#
+        ),
+        .init(
+            text: "[agent]\nhook_timeout = 30",
+            line: 2,
+            column: 16,
+            message: #"hook_timeout must be a duration such as "30s" or "1m30s", found integer 30"#
+        ),
+        .init(
+            text: "agent = \"x\"",
+            line: 1,
+            column: 9,
+            message: #"agent must be a table written [agent], found string "x""#
+        ),
+        .init(
+            text: "[policy]\nname = \"p\"",
+            line: 1,
+            column: 1,
+            message: "policy must be an array of tables written [[policy]], found table"
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\non = \"up\"",
+            line: 3,
+            column: 6,
+            message: #"on must be an array of strings such as ["up", "down"], found string "up""#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\nrun = [1]",
+            line: 3,
+            column: 8,
+            message: "run[0] must be a string, found integer 1"
+        ),
         // Durations.
-        .init(text: "[agent]\nhook_timeout = \"30\"", line: 2, column: 16, message: #"hook_timeout: invalid duration "30": a number needs a unit (ms, s, m or h), e.g. "30s""#),
-        .init(text: "[agent]\nsettle = \"5x\"", line: 2, column: 10, message: #"settle: invalid duration "5x": unknown unit "x" (use ms, s, m or h)"#),
-        .init(text: "[agent]\nsettle = \"-1s\"", line: 2, column: 10, message: #"settle: invalid duration "-1s": durations cannot be negative"#),
-        .init(text: "[agent]\nsettle = \"\"", line: 2, column: 10, message: #"settle: invalid duration "": it is empty; write e.g. "30s""#),
-        .init(text: "[agent]\nhook_timeout = \"0s\"", line: 2, column: 16, message: #"hook_timeout must be longer than zero, found "0s""#),
-        .init(text: "[[rule]]\nname = \"r\"\ntimeout = \"1.5s\"", line: 3, column: 11, message: #"timeout: invalid duration "1.5s": fractions are not supported; use a smaller unit such as "1500ms""#),
+        .init(
+            text: "[agent]\nhook_timeout = \"30\"",
+            line: 2,
+            column: 16,
+            message: #"hook_timeout: invalid duration "30": a number needs a unit (ms, s, m or h), e.g. "30s""#
+        ),
+        .init(
+            text: "[agent]\nsettle = \"5x\"",
+            line: 2,
+            column: 10,
+            message: #"settle: invalid duration "5x": unknown unit "x" (use ms, s, m or h)"#
+        ),
+        .init(
+            text: "[agent]\nsettle = \"-1s\"",
+            line: 2,
+            column: 10,
+            message: #"settle: invalid duration "-1s": durations cannot be negative"#
+        ),
+        .init(
+            text: "[agent]\nsettle = \"\"",
+            line: 2,
+            column: 10,
+            message: #"settle: invalid duration "": it is empty; write e.g. "30s""#
+        ),
+        .init(
+            text: "[agent]\nhook_timeout = \"0s\"",
+            line: 2,
+            column: 16,
+            message: #"hook_timeout must be longer than zero, found "0s""#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\ntimeout = \"1.5s\"",
+            line: 3,
+            column: 11,
+            message:
+                #"timeout: invalid duration "1.5s": fractions are not supported; use a smaller unit such as "1500ms""#
+        ),
         // Agent values.
-        .init(text: "[agent]\nhooks_dir = \"hooks.d\"", line: 2, column: 13, message: #"hooks_dir must be an absolute path, found "hooks.d""#),
-        .init(text: "[agent]\nmetrics = \"9479\"", line: 2, column: 11, message: #"metrics must be empty or HOST:PORT such as "127.0.0.1:9479", found "9479""#),
+        .init(
+            text: "[agent]\nhooks_dir = \"hooks.d\"",
+            line: 2,
+            column: 13,
+            message: #"hooks_dir must be an absolute path, found "hooks.d""#
+        ),
+        .init(
+            text: "[agent]\nmetrics = \"9479\"",
+            line: 2,
+            column: 11,
+            message: #"metrics must be empty or HOST:PORT such as "127.0.0.1:9479", found "9479""#
+        ),
         // Enumerations.
-        .init(text: "[[policy]]\nname = \"p\"\nmetered = \"never\"", line: 3, column: 11, message: #"metered must be one of "allow", "avoid", "deny", found "never""#),
-        .init(text: "[[policy]]\nname = \"p\"\nmetered = \"alow\"", line: 3, column: 11, message: #"metered must be one of "allow", "avoid", "deny", found "alow"; did you mean "allow"?"#),
-        .init(text: "[[policy]]\nname = \"p\"\nmetered = true", line: 3, column: 11, message: #"metered must be one of "allow", "avoid", "deny", found boolean true"#),
-        .init(text: "[[policy]]\nname = \"p\"\nrequire = [\"wired\", \"lte\"]", line: 3, column: 21, message: #"unknown interface type "lte" in require; expected one of "wired", "wifi", "cellular", "loopback", "other""#),
-        .init(text: "[[interface]]\nmatch = \"wl*\"\ntype = \"wfi\"", line: 3, column: 8, message: #"unknown interface type "wfi" in type; did you mean "wifi"?"#),
-        .init(text: "[[rule]]\nname = \"r\"\non = [\"link-up\"]", line: 3, column: 7, message: #"unknown event "link-up" in on; expected one of "added", "removed", "up", "down", "carrier-up", "carrier-down", "address-added", "address-removed", "changed", "satisfied", "unsatisfied""#),
-        .init(text: "[[rule]]\nname = \"r\"\non = [\"carrier_up\"]", line: 3, column: 7, message: #"unknown event "carrier_up" in on; did you mean "carrier-up"?"#),
+        .init(
+            text: "[[policy]]\nname = \"p\"\nmetered = \"never\"",
+            line: 3,
+            column: 11,
+            message: #"metered must be one of "allow", "avoid", "deny", found "never""#
+        ),
+        .init(
+            text: "[[policy]]\nname = \"p\"\nmetered = \"alow\"",
+            line: 3,
+            column: 11,
+            message: #"metered must be one of "allow", "avoid", "deny", found "alow"; did you mean "allow"?"#
+        ),
+        .init(
+            text: "[[policy]]\nname = \"p\"\nmetered = true",
+            line: 3,
+            column: 11,
+            message: #"metered must be one of "allow", "avoid", "deny", found boolean true"#
+        ),
+        .init(
+            text: "[[policy]]\nname = \"p\"\nrequire = [\"wired\", \"lte\"]",
+            line: 3,
+            column: 21,
+            message:
+                #"unknown interface type "lte" in require; expected one of "wired", "wifi", "cellular", "loopback", "other""#
+        ),
+        .init(
+            text: "[[interface]]\nmatch = \"wl*\"\ntype = \"wfi\"",
+            line: 3,
+            column: 8,
+            message: #"unknown interface type "wfi" in type; did you mean "wifi"?"#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\non = [\"link-up\"]",
+            line: 3,
+            column: 7,
+            message:
+                #"unknown event "link-up" in on; expected one of "added", "removed", "up", "down", "carrier-up", "carrier-down", "address-added", "address-removed", "changed", "satisfied", "unsatisfied""#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\non = [\"carrier_up\"]",
+            line: 3,
+            column: 7,
+            message: #"unknown event "carrier_up" in on; did you mean "carrier-up"?"#
+        ),
         // Names.
-        .init(text: "[[policy]]\nname = \"a\"\n[[policy]]\nname = \"a\"", line: 4, column: 8, message: #"duplicate policy name "a"; first defined at 2:8"#),
-        .init(text: "[[rule]]\nname = \"r\"\n[[rule]]\nname = \"r\"", line: 4, column: 8, message: #"duplicate rule name "r"; first defined at 2:8"#),
-        .init(text: "[[rule]]\non = [\"up\"]", line: 1, column: 1, message: #"[[rule]] is missing the required key "name""#),
+        .init(
+            text: "[[policy]]\nname = \"a\"\n[[policy]]\nname = \"a\"",
+            line: 4,
+            column: 8,
+            message: #"duplicate policy name "a"; first defined at 2:8"#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\n[[rule]]\nname = \"r\"",
+            line: 4,
+            column: 8,
+            message: #"duplicate rule name "r"; first defined at 2:8"#
+        ),
+        .init(
+            text: "[[rule]]\non = [\"up\"]",
+            line: 1,
+            column: 1,
+            message: #"[[rule]] is missing the required key "name""#
+        ),
         .init(text: "[[policy]]\nname = \"  \"", line: 2, column: 8, message: "name must not be empty"),
-        .init(text: "[[interface]]\ntype = \"wired\"", line: 1, column: 1, message: #"[[interface]] is missing the required key "match" (an interface name glob such as "wwan*")"#),
+        .init(
+            text: "[[interface]]\ntype = \"wired\"",
+            line: 1,
+            column: 1,
+            message: #"[[interface]] is missing the required key "match" (an interface name glob such as "wwan*")"#
+        ),
         // Cross references.
-        .init(text: "[[policy]]\nname = \"uplink\"\n[[rule]]\nname = \"r\"\npolicy = \"uplnk\"", line: 5, column: 10, message: #"policy "uplnk" is not defined; did you mean "uplink"?"#),
-        .init(text: "[[rule]]\nname = \"r\"\npolicy = \"vpn\"", line: 3, column: 10, message: #"policy "vpn" is not defined; defined policies: "default""#),
-        .init(text: "[[rule]]\nname = \"r\"\non = []", line: 3, column: 6, message: #"on = [] matches no event; list event names, or remove "on" to match every event"#),
-        .init(text: "[[rule]]\nname = \"r\"\non = [\"up\", \"down\"]\npolicy = \"default\"", line: 4, column: 10, message: #"policy filters path events, but this rule fires only on interface events ("up", "down"); remove policy or add a path event"#),
-        .init(text: "[[rule]]\nname = \"r\"\non = [\"up\", \"up\"]", line: 3, column: 13, message: #""up" is listed twice in on"#),
+        .init(
+            text: "[[policy]]\nname = \"uplink\"\n[[rule]]\nname = \"r\"\npolicy = \"uplnk\"",
+            line: 5,
+            column: 10,
+            message: #"policy "uplnk" is not defined; did you mean "uplink"?"#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\npolicy = \"vpn\"",
+            line: 3,
+            column: 10,
+            message: #"policy "vpn" is not defined; defined policies: "default""#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\non = []",
+            line: 3,
+            column: 6,
+            message: #"on = [] matches no event; list event names, or remove "on" to match every event"#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\non = [\"up\", \"down\"]\npolicy = \"default\"",
+            line: 4,
+            column: 10,
+            message:
+                #"policy filters path events, but this rule fires only on interface events ("up", "down"); remove policy or add a path event"#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\non = [\"up\", \"up\"]",
+            line: 3,
+            column: 13,
+            message: #""up" is listed twice in on"#
+        ),
         // Globs.
-        .init(text: "[[interface]]\nmatch = \"eth[0-\"", line: 2, column: 9, message: #"match must be a valid name glob, found "eth[0-": '[' at offset 3 is never closed with ']'"#),
-        .init(text: "[[rule]]\nname = \"r\"\ninterface = \"\"", line: 3, column: 13, message: #"interface must be a name glob such as "eth*", found """#),
+        .init(
+            text: "[[interface]]\nmatch = \"eth[0-\"",
+            line: 2,
+            column: 9,
+            message: #"match must be a valid name glob, found "eth[0-": '[' at offset 3 is never closed with ']'"#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\ninterface = \"\"",
+            line: 3,
+            column: 13,
+            message: #"interface must be a name glob such as "eth*", found """#
+        ),
         // Policy consistency.
-        .init(text: "[[policy]]\nname = \"p\"\nprohibit = [\"cellular\"]\nprefer = [\"wired\", \"cellular\"]", line: 4, column: 20, message: #"prefer names "cellular", which this policy prohibits"#),
-        .init(text: "[[policy]]\nname = \"p\"\nrequire = [\"wifi\"]\nprohibit = [\"wifi\"]", line: 4, column: 13, message: #"type "wifi" is both required and prohibited"#),
-        .init(text: "[[policy]]\nname = \"p\"\nrequire = [\"wifi\"]\nprefer = [\"wired\"]", line: 4, column: 11, message: #"prefer names "wired", which is not in require ["wifi"]"#),
-        .init(text: "[[policy]]\nname = \"p\"\nprefer = [\"wired\", \"wired\"]", line: 3, column: 20, message: #""wired" is listed twice in prefer"#),
-        .init(text: "[[policy]]\nname = \"p\"\ntarget = \"10.0.0.0/8\"", line: 3, column: 10, message: #"target must be a host name or an IP address, found "10.0.0.0/8""#),
+        .init(
+            text: "[[policy]]\nname = \"p\"\nprohibit = [\"cellular\"]\nprefer = [\"wired\", \"cellular\"]",
+            line: 4,
+            column: 20,
+            message: #"prefer names "cellular", which this policy prohibits"#
+        ),
+        .init(
+            text: "[[policy]]\nname = \"p\"\nrequire = [\"wifi\"]\nprohibit = [\"wifi\"]",
+            line: 4,
+            column: 13,
+            message: #"type "wifi" is both required and prohibited"#
+        ),
+        .init(
+            text: "[[policy]]\nname = \"p\"\nrequire = [\"wifi\"]\nprefer = [\"wired\"]",
+            line: 4,
+            column: 11,
+            message: #"prefer names "wired", which is not in require ["wifi"]"#
+        ),
+        .init(
+            text: "[[policy]]\nname = \"p\"\nprefer = [\"wired\", \"wired\"]",
+            line: 3,
+            column: 20,
+            message: #""wired" is listed twice in prefer"#
+        ),
+        .init(
+            text: "[[policy]]\nname = \"p\"\ntarget = \"10.0.0.0/8\"",
+            line: 3,
+            column: 10,
+            message: #"target must be a host name or an IP address, found "10.0.0.0/8""#
+        ),
         // Hooks and plugins.
-        .init(text: "[[rule]]\nname = \"r\"\nrun = [\"/usr/bin/backup\"]", line: 3, column: 8, message: #"run lists hooks by file name in hooks_dir, found "/usr/bin/backup""#),
-        .init(text: "[[rule]]\nname = \"r\"\nplugins = [\"event-lg\"]", line: 3, column: 12, message: #"unknown plugin "event-lg"; did you mean "event-log"?"#, knownPlugins: ["event-log", "route-metrics"]),
-        .init(text: "[[rule]]\nname = \"r\"\nplugins = [\"vpn\"]", line: 3, column: 12, message: #"unknown plugin "vpn"; available plugins: "event-log", "route-metrics""#, knownPlugins: ["event-log", "route-metrics"]),
-        .init(text: "[plugin.event-lgo]\npath = \"/x\"", line: 1, column: 9, message: #"unknown plugin "event-lgo"; did you mean "event-log"?"#, knownPlugins: ["event-log"]),
-        .init(text: "[plugin]\nevent-log = 1", line: 2, column: 13, message: "plugin.event-log must be a table written [plugin.event-log], found integer 1"),
+        .init(
+            text: "[[rule]]\nname = \"r\"\nrun = [\"/usr/bin/backup\"]",
+            line: 3,
+            column: 8,
+            message: #"run lists hooks by file name in hooks_dir, found "/usr/bin/backup""#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\nplugins = [\"event-lg\"]",
+            line: 3,
+            column: 12,
+            message: #"unknown plugin "event-lg"; did you mean "event-log"?"#,
+            knownPlugins: ["event-log", "route-metrics"]
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\nplugins = [\"vpn\"]",
+            line: 3,
+            column: 12,
+            message: #"unknown plugin "vpn"; available plugins: "event-log", "route-metrics""#,
+            knownPlugins: ["event-log", "route-metrics"]
+        ),
+        .init(
+            text: "[plugin.event-lgo]\npath = \"/x\"",
+            line: 1,
+            column: 9,
+            message: #"unknown plugin "event-lgo"; did you mean "event-log"?"#,
+            knownPlugins: ["event-log"]
+        ),
+        .init(
+            text: "[plugin]\nevent-log = 1",
+            line: 2,
+            column: 13,
+            message: "plugin.event-log must be a table written [plugin.event-log], found integer 1"
+        ),
     ]
 
     @Test(arguments: broken)
     func eachMistakeIsReportedWithItsPositionAndExpectation(_ broken: Broken) {
-        let errors = ConfigurationFixtures.errors(broken.text, file: "/etc/netpath/netpath.toml", knownPlugins: broken.knownPlugins)
+        let errors = ConfigurationFixtures.errors(
+            broken.text,
+            file: "/etc/netpath/netpath.toml",
+            knownPlugins: broken.knownPlugins
+        )
         #expect(errors.map(\.message) == [broken.message])
         #expect(errors.first?.line == broken.line)
         #expect(errors.first?.column == broken.column)
@@ -248,7 +525,11 @@ import Testing
 
     @Test func aRuleThatRunsNothingIsAWarning() throws {
         let configuration = try #require(ConfigurationFixtures.load("[[rule]]\nname = \"quiet\"\nrun = []"))
-        #expect(configuration.warnings.map(\.message) == [#"rule "quiet" runs no hook and no plugin (run = [] and no plugins)"#])
+        #expect(
+            configuration.warnings.map(\.message) == [
+                #"rule "quiet" runs no hook and no plugin (run = [] and no plugins)"#
+            ]
+        )
         #expect(configuration.rules.first?.run == [])
     }
 
@@ -267,7 +548,9 @@ import Testing
         #expect(throws: Duration.ConfigurationSyntaxError.self) { try Duration(configuration: text) }
     }
 
-    @Test(arguments: [(Duration.seconds(90), "1m30s"), (.milliseconds(250), "250ms"), (.zero, "0s"), (.seconds(7200), "2h")])
+    @Test(arguments: [
+        (Duration.seconds(90), "1m30s"), (.milliseconds(250), "250ms"), (.zero, "0s"), (.seconds(7200), "2h"),
+    ])
     func durationsFormatBack(_ duration: Duration, _ text: String) throws {
         #expect(duration.configurationText == text)
         #expect(try Duration(configuration: text) == duration)

@@ -23,7 +23,9 @@ import Testing
         let lteOnly = PathEvaluator(policy: policy).path(for: StateFixtures.state(StateFixtures.lte()))
         #expect(lteOnly.status == .unsatisfied)
         #expect(lteOnly.unsatisfiedReason == .onlyProhibitedTypes)
-        let both = PathEvaluator(policy: policy).path(for: StateFixtures.state(StateFixtures.lte(), StateFixtures.wifi()))
+        let both = PathEvaluator(policy: policy).path(
+            for: StateFixtures.state(StateFixtures.lte(), StateFixtures.wifi())
+        )
         #expect(both.status == .satisfied)
         #expect(both.primary?.name == "wlan0")
         #expect(both.availableInterfaces.map(\.name) == ["wlan0"])
@@ -41,14 +43,18 @@ import Testing
         """
 
     @Test func lteOnlyIsSatisfiedAndExpensiveUnderAvoid() throws {
-        let path = PathEvaluator(policy: try policy(Self.metered, "avoid")).path(for: StateFixtures.state(StateFixtures.lte()))
+        let path = PathEvaluator(policy: try policy(Self.metered, "avoid")).path(
+            for: StateFixtures.state(StateFixtures.lte())
+        )
         #expect(path.status == .satisfied)
         #expect(path.primary?.name == "wwan0")
         #expect(path.isExpensive)
     }
 
     @Test func lteOnlyIsUnsatisfiedUnderDeny() throws {
-        let path = PathEvaluator(policy: try policy(Self.metered, "deny")).path(for: StateFixtures.state(StateFixtures.lte()))
+        let path = PathEvaluator(policy: try policy(Self.metered, "deny")).path(
+            for: StateFixtures.state(StateFixtures.lte())
+        )
         #expect(path.status == .unsatisfied)
         #expect(path.unsatisfiedReason == .meteredDenied)
         #expect(!path.isExpensive)

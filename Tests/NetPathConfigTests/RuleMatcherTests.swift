@@ -73,10 +73,18 @@ import Testing
         let matcher = RuleMatcher(configuration: configuration)
         for name in Event.Name.allCases {
             let event = Event(time: StateFixtures.time, name: name, scope: name.scopes[0], interface: "eth0")
-            #expect(matcher.targets(for: event) == [DispatchTarget(rule: nil, hooks: .all, plugins: ["event-log"], timeout: .seconds(30))])
+            #expect(
+                matcher.targets(for: event) == [
+                    DispatchTarget(rule: nil, hooks: .all, plugins: ["event-log"], timeout: .seconds(30))
+                ]
+            )
         }
         let verdicts = matcher.explain(Self.interfaceEvent(.up, StateFixtures.wired()))
-        #expect(verdicts.map(\.description) == ["dispatcher mode: no rules are configured: every event goes to every hook; plugins event-log; timeout 30s"])
+        #expect(
+            verdicts.map(\.description) == [
+                "dispatcher mode: no rules are configured: every event goes to every hook; plugins event-log; timeout 30s"
+            ]
+        )
     }
 
     @Test func anInterfaceEventMatchesByNameAndType() throws {
@@ -87,7 +95,9 @@ import Testing
     @Test func aGlobRuleWithoutOnMatchesEveryEventOfTheInterface() throws {
         let matcher = try matcher
         for name in [Event.Name.added, .carrierDown, .addressAdded, .changed, .removed] {
-            #expect(matcher.targets(for: Self.interfaceEvent(name, StateFixtures.wifi())).map(\.rule) == ["wlan-anything"])
+            #expect(
+                matcher.targets(for: Self.interfaceEvent(name, StateFixtures.wifi())).map(\.rule) == ["wlan-anything"]
+            )
         }
         #expect(matcher.targets(for: Self.interfaceEvent(.down, StateFixtures.wired())).isEmpty)
     }
@@ -99,11 +109,20 @@ import Testing
         let metered = Self.pathEvent(.satisfied, policy: uplink, state: StateFixtures.state(StateFixtures.lte()))
         #expect(
             matcher.targets(for: metered) == [
-                DispatchTarget(rule: "backups-pause-on-metered", hooks: .named(["50-backups"]), plugins: ["event-log"], timeout: .seconds(10))
+                DispatchTarget(
+                    rule: "backups-pause-on-metered",
+                    hooks: .named(["50-backups"]),
+                    plugins: ["event-log"],
+                    timeout: .seconds(10)
+                )
             ]
         )
         // Wi-Fi too: not expensive, and the primary is wlan0, which the glob rule matches.
-        let unmetered = Self.pathEvent(.changed, policy: uplink, state: StateFixtures.state(StateFixtures.lte(), StateFixtures.wifi()))
+        let unmetered = Self.pathEvent(
+            .changed,
+            policy: uplink,
+            state: StateFixtures.state(StateFixtures.lte(), StateFixtures.wifi())
+        )
         #expect(matcher.targets(for: unmetered).map(\.rule) == ["wlan-anything"])
     }
 
@@ -123,11 +142,15 @@ import Testing
         )
         #expect(up.map(\.failed) == [.event, .type, nil])
 
-        let otherPolicy = matcher.explain(Self.pathEvent(.satisfied, policy: lan, state: StateFixtures.state(StateFixtures.wired())))
+        let otherPolicy = matcher.explain(
+            Self.pathEvent(.satisfied, policy: lan, state: StateFixtures.state(StateFixtures.wired()))
+        )
         #expect(otherPolicy[0].reason == #"the event is for policy "lan", not "uplink""#)
         #expect(otherPolicy[2].reason == #"primary interface "eth0" does not match "wlan*""#)
 
-        let cheap = matcher.explain(Self.pathEvent(.satisfied, policy: uplink, state: StateFixtures.state(StateFixtures.wired())))
+        let cheap = matcher.explain(
+            Self.pathEvent(.satisfied, policy: uplink, state: StateFixtures.state(StateFixtures.wired()))
+        )
         #expect(cheap[0].reason == "the path is not expensive; the rule wants metered = true")
         #expect(cheap[0].failed == .metered)
 

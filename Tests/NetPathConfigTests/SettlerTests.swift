@@ -9,7 +9,9 @@ import Testing
     func at(_ ms: Int) -> ContinuousClock.Instant { t0 + .milliseconds(ms) }
 
     /// Drives a PathTracker through `states` and returns the events of each step.
-    func transitions(_ states: [SystemState], policies: [PathPolicy] = [.default]) -> (startup: [Event], steps: [[Event]]) {
+    func transitions(_ states: [SystemState], policies: [PathPolicy] = [.default]) -> (
+        startup: [Event], steps: [[Event]]
+    ) {
         var tracker = PathTracker(policies: policies)
         let startup = tracker.start(with: states[0], at: StateFixtures.time)
         let steps = states.dropFirst().map { tracker.update(to: $0, at: StateFixtures.time) }
@@ -141,7 +143,9 @@ import Testing
     }
 
     @Test func anInterfaceAddedAndRemovedWithinTheWindowIsNothing() {
-        let (_, steps) = transitions([StateFixtures.state(), StateFixtures.state(StateFixtures.lte()), StateFixtures.state()])
+        let (_, steps) = transitions([
+            StateFixtures.state(), StateFixtures.state(StateFixtures.lte()), StateFixtures.state(),
+        ])
         var settler = Settler(window: .seconds(1))
         let interfaceEvents = steps.map { $0.filter { $0.scope == .interface } }
         _ = settler.receive(interfaceEvents[0], at: at(0))

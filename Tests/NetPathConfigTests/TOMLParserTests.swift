@@ -31,7 +31,12 @@ import Testing
 
     @Test func columnsCountCharactersNotBytes() {
         // "é" is two bytes in UTF-8 but one column in an editor.
-        #expect(throws: TOMLSyntaxError("expected a newline after a value, found \";\"", at: SourceLocation(line: 1, column: 8))) {
+        #expect(
+            throws: TOMLSyntaxError(
+                "expected a newline after a value, found \";\"",
+                at: SourceLocation(line: 1, column: 8)
+            )
+        ) {
             try TOMLParser.parse("k = \"é\"; x = 1")
         }
     }
@@ -153,47 +158,190 @@ import Testing
         .init(text: "a 1", line: 1, column: 3, message: "expected \"=\" after key \"a\", found \"1\""),
         .init(text: "= 1", line: 1, column: 1, message: "expected a key, found \"=\""),
         .init(text: "a = 1 2", line: 1, column: 7, message: "expected a newline after a value, found \"2\""),
-        .init(text: "a = \"open\nb = 1", line: 1, column: 10, message: "expected \"\\\"\" to close the string, found end of line"),
+        .init(
+            text: "a = \"open\nb = 1",
+            line: 1,
+            column: 10,
+            message: "expected \"\\\"\" to close the string, found end of line"
+        ),
         .init(text: "a = 'open", line: 1, column: 10, message: "expected \"'\" to close the string, found end of file"),
-        .init(text: "a = \"\"\"never", line: 1, column: 13, message: "expected \"\"\" to close the multi-line string, found end of file"),
-        .init(text: "a = \"\\q\"", line: 1, column: 6, message: "invalid escape sequence \"\\q\"; expected one of \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX"),
+        .init(
+            text: "a = \"\"\"never",
+            line: 1,
+            column: 13,
+            message: "expected \"\"\" to close the multi-line string, found end of file"
+        ),
+        .init(
+            text: "a = \"\\q\"",
+            line: 1,
+            column: 6,
+            message:
+                "invalid escape sequence \"\\q\"; expected one of \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX"
+        ),
         .init(text: "a = \"\\uD800\"", line: 1, column: 6, message: "\\uD800 is not a Unicode scalar value"),
-        .init(text: "a = \"\\u12\"", line: 1, column: 10, message: "expected 4 hexadecimal digits after \"\\u\", found \"\\\"\""),
+        .init(
+            text: "a = \"\\u12\"",
+            line: 1,
+            column: 10,
+            message: "expected 4 hexadecimal digits after \"\\u\", found \"\\\"\""
+        ),
         .init(text: "a = 01", line: 1, column: 5, message: "invalid number 01: leading zeros are not allowed"),
-        .init(text: "a = 1__0", line: 1, column: 5, message: "invalid number 1__0: an underscore must sit between two digits"),
+        .init(
+            text: "a = 1__0",
+            line: 1,
+            column: 5,
+            message: "invalid number 1__0: an underscore must sit between two digits"
+        ),
         .init(text: "a = 0x", line: 1, column: 5, message: "invalid number 0x: expected digits"),
         .init(text: "a = 0xG1", line: 1, column: 5, message: "invalid number 0xG1: \"G\" is not a base-16 digit"),
-        .init(text: "a = -0x10", line: 1, column: 5, message: "invalid number -0x10: hexadecimal, octal and binary integers cannot have a sign"),
-        .init(text: "a = 9223372036854775808", line: 1, column: 5, message: "invalid number 9223372036854775808: it does not fit in 64 bits"),
-        .init(text: "a = 1.", line: 1, column: 5, message: "invalid number 1.: expected digits after the decimal point"),
+        .init(
+            text: "a = -0x10",
+            line: 1,
+            column: 5,
+            message: "invalid number -0x10: hexadecimal, octal and binary integers cannot have a sign"
+        ),
+        .init(
+            text: "a = 9223372036854775808",
+            line: 1,
+            column: 5,
+            message: "invalid number 9223372036854775808: it does not fit in 64 bits"
+        ),
+        .init(
+            text: "a = 1.",
+            line: 1,
+            column: 5,
+            message: "invalid number 1.: expected digits after the decimal point"
+        ),
         .init(text: "a = 1e", line: 1, column: 5, message: "invalid number 1e: expected digits in the exponent"),
         .init(text: "a = tru", line: 1, column: 5, message: "expected a value, found \"tru\" (strings need quotes)"),
-        .init(text: "a = never", line: 1, column: 5, message: "expected a value, found \"never\" (strings need quotes)"),
-        .init(text: "d = 1979-05-27T07:32:00Z", line: 1, column: 5, message: "dates and times are not supported in netpath configuration; write 1979-05-27T07:32:00Z as a string"),
-        .init(text: "t = 07:32:00", line: 1, column: 5, message: "dates and times are not supported in netpath configuration; write 07:32:00 as a string"),
-        .init(text: "a = [1 2]", line: 1, column: 8, message: "expected \",\" or \"]\" after an array element, found \"2\""),
+        .init(
+            text: "a = never",
+            line: 1,
+            column: 5,
+            message: "expected a value, found \"never\" (strings need quotes)"
+        ),
+        .init(
+            text: "d = 1979-05-27T07:32:00Z",
+            line: 1,
+            column: 5,
+            message:
+                "dates and times are not supported in netpath configuration; write 1979-05-27T07:32:00Z as a string"
+        ),
+        .init(
+            text: "t = 07:32:00",
+            line: 1,
+            column: 5,
+            message: "dates and times are not supported in netpath configuration; write 07:32:00 as a string"
+        ),
+        .init(
+            text: "a = [1 2]",
+            line: 1,
+            column: 8,
+            message: "expected \",\" or \"]\" after an array element, found \"2\""
+        ),
         .init(text: "a = [1,", line: 1, column: 8, message: "expected a value, found end of file"),
         .init(text: "a = {x = 1,}", line: 1, column: 12, message: "a trailing comma is not allowed in an inline table"),
-        .init(text: "a = {x = 1\n}", line: 1, column: 11, message: "expected \",\" or \"}\" in an inline table, found end of line (an inline table must be on one line)"),
-        .init(text: "[agent\nx = 1", line: 1, column: 7, message: "expected \"]\" to close the table header, found end of line"),
-        .init(text: "[[rule]\n", line: 1, column: 8, message: "expected \"]]\" to close the table header, found end of line"),
+        .init(
+            text: "a = {x = 1\n}",
+            line: 1,
+            column: 11,
+            message:
+                "expected \",\" or \"}\" in an inline table, found end of line (an inline table must be on one line)"
+        ),
+        .init(
+            text: "[agent\nx = 1",
+            line: 1,
+            column: 7,
+            message: "expected \"]\" to close the table header, found end of line"
+        ),
+        .init(
+            text: "[[rule]\n",
+            line: 1,
+            column: 8,
+            message: "expected \"]]\" to close the table header, found end of line"
+        ),
         .init(text: "[]", line: 1, column: 2, message: "expected a key, found \"]\""),
         .init(text: "a = 1\r", line: 1, column: 6, message: "a carriage return must be followed by a line feed"),
-        .init(text: "a = \"x\u{1}\"", line: 1, column: 7, message: "control character U+0001 is not allowed in a string; write it as \\u0001"),
-        .init(text: "# bell \u{7}", line: 1, column: 8, message: "control character U+0007 is not allowed in a comment"),
+        .init(
+            text: "a = \"x\u{1}\"",
+            line: 1,
+            column: 7,
+            message: "control character U+0001 is not allowed in a string; write it as \\u0001"
+        ),
+        .init(
+            text: "# bell \u{7}",
+            line: 1,
+            column: 8,
+            message: "control character U+0007 is not allowed in a comment"
+        ),
         .init(text: "\"\"\"k\"\"\" = 1", line: 1, column: 1, message: "a key cannot be a multi-line string"),
-        .init(text: "a = [" + String(repeating: "[", count: 100), line: 1, column: 69, message: "values are nested more than 64 levels deep"),
+        .init(
+            text: "a = [" + String(repeating: "[", count: 100),
+            line: 1,
+            column: 69,
+            message: "values are nested more than 64 levels deep"
+        ),
         // Redefinitions name both positions.
-        .init(text: "name = 1\nname = 2", line: 2, column: 1, message: "duplicate key \"name\"; first definition at 1:1"),
-        .init(text: "[agent]\nx = 1\n[agent]", line: 3, column: 1, message: "table [agent] is defined twice; first definition at 1:1"),
-        .init(text: "[a]\nb.c = 1\n[a.b]", line: 3, column: 1, message: "table [a.b] is already defined by a dotted key at 2:1"),
-        .init(text: "a = 1\n[a]", line: 2, column: 1, message: "cannot define table [a]: \"a\" is already an integer (defined at 1:1)"),
-        .init(text: "a = {x = 1}\n[a.b]", line: 2, column: 2, message: "cannot define table [a.b]: \"a\" is already an inline table (defined at 1:1)"),
-        .init(text: "[[a]]\n[a]", line: 2, column: 1, message: "table [a] is already an array of tables (defined at 1:3); use [[a]] to add an element"),
-        .init(text: "[a]\n[[a]]", line: 2, column: 1, message: "cannot define array of tables [[a]]: [a] is already a table (defined at 1:1)"),
-        .init(text: "a = []\n[[a]]", line: 2, column: 1, message: "cannot define table [[a]]: \"a\" is already an array (defined at 1:1)"),
-        .init(text: "a.b = 1\na.b.c = 2", line: 2, column: 3, message: "cannot use \"a.b\" as a table: it is already an integer (defined at 1:3)"),
-        .init(text: "[a.b]\n[a]\nb.c = 1", line: 3, column: 1, message: "cannot add to table \"b\" with a dotted key: it is defined at 1:1"),
+        .init(
+            text: "name = 1\nname = 2",
+            line: 2,
+            column: 1,
+            message: "duplicate key \"name\"; first definition at 1:1"
+        ),
+        .init(
+            text: "[agent]\nx = 1\n[agent]",
+            line: 3,
+            column: 1,
+            message: "table [agent] is defined twice; first definition at 1:1"
+        ),
+        .init(
+            text: "[a]\nb.c = 1\n[a.b]",
+            line: 3,
+            column: 1,
+            message: "table [a.b] is already defined by a dotted key at 2:1"
+        ),
+        .init(
+            text: "a = 1\n[a]",
+            line: 2,
+            column: 1,
+            message: "cannot define table [a]: \"a\" is already an integer (defined at 1:1)"
+        ),
+        .init(
+            text: "a = {x = 1}\n[a.b]",
+            line: 2,
+            column: 2,
+            message: "cannot define table [a.b]: \"a\" is already an inline table (defined at 1:1)"
+        ),
+        .init(
+            text: "[[a]]\n[a]",
+            line: 2,
+            column: 1,
+            message: "table [a] is already an array of tables (defined at 1:3); use [[a]] to add an element"
+        ),
+        .init(
+            text: "[a]\n[[a]]",
+            line: 2,
+            column: 1,
+            message: "cannot define array of tables [[a]]: [a] is already a table (defined at 1:1)"
+        ),
+        .init(
+            text: "a = []\n[[a]]",
+            line: 2,
+            column: 1,
+            message: "cannot define table [[a]]: \"a\" is already an array (defined at 1:1)"
+        ),
+        .init(
+            text: "a.b = 1\na.b.c = 2",
+            line: 2,
+            column: 3,
+            message: "cannot use \"a.b\" as a table: it is already an integer (defined at 1:3)"
+        ),
+        .init(
+            text: "[a.b]\n[a]\nb.c = 1",
+            line: 3,
+            column: 1,
+            message: "cannot add to table \"b\" with a dotted key: it is defined at 1:1"
+        ),
         .init(text: "p = {x = 1, x = 2}", line: 1, column: 13, message: "duplicate key \"x\"; first definition at 1:6"),
     ]
 
@@ -263,6 +411,17 @@ import Testing
             let text = String(decoding: bytes, as: UTF8.self)
             _ = ConfigurationLoader.load(contents: text, file: "fuzz.toml", knownPlugins: [])
         }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func largeInputsParseInLinearTime() throws {
+        let longLine = "a = [" + Array(repeating: "1", count: 200_000).joined(separator: ", ") + "]"
+        #expect(
+            try TOMLParser.parse(longLine)["a"]?.array?.last?.location
+                == SourceLocation(line: 1, column: 6 + 3 * 199_999)
+        )
+        let manyTables = String(repeating: "[[rule]]\nname = \"r\"\n", count: 20_000)
+        #expect(try TOMLParser.parse(manyTables)["rule"]?.array?.count == 20_000)
     }
 
     @Test func deepNestingIsAnErrorNotACrash() {

@@ -50,7 +50,9 @@ extension TOMLParser {
                 try parseEscape(into: &out)
             default:
                 if Self.isForbiddenControl(c) {
-                    throw error("control character U+\(Self.hex(c)) is not allowed in a string; write it as \\u\(Self.hex(c))")
+                    throw error(
+                        "control character U+\(Self.hex(c)) is not allowed in a string; write it as \\u\(Self.hex(c))"
+                    )
                 }
                 out.append(c)
                 position += 1
@@ -136,7 +138,8 @@ extension TOMLParser {
     private mutating func skipLineEndingBackslash() throws(TOMLSyntaxError) -> Bool {
         var i = 1
         while let c = peek(i), c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") { i += 1 }
-        guard peek(i) == UInt8(ascii: "\n") || (peek(i) == UInt8(ascii: "\r") && peek(i + 1) == UInt8(ascii: "\n")) else {
+        guard peek(i) == UInt8(ascii: "\n") || (peek(i) == UInt8(ascii: "\r") && peek(i + 1) == UInt8(ascii: "\n"))
+        else {
             return false
         }
         position += i
@@ -171,13 +174,18 @@ extension TOMLParser {
             var value: UInt32 = 0
             for _ in 0..<count {
                 guard let d = peek(), let digit = Self.hexDigit(d) else {
-                    throw error("expected \(count) hexadecimal digits after \"\\\(Unicode.Scalar(c))\", found \(found())")
+                    throw error(
+                        "expected \(count) hexadecimal digits after \"\\\(Unicode.Scalar(c))\", found \(found())"
+                    )
                 }
                 value = value << 4 | UInt32(digit)
                 position += 1
             }
             guard let scalar = Unicode.Scalar(value) else {
-                throw TOMLSyntaxError("\\\(Unicode.Scalar(c))\(Self.hex(value)) is not a Unicode scalar value", at: location(start))
+                throw TOMLSyntaxError(
+                    "\\\(Unicode.Scalar(c))\(Self.hex(value)) is not a Unicode scalar value",
+                    at: location(start)
+                )
             }
             out.append(contentsOf: Array(String(Character(scalar)).utf8))
         default:
@@ -278,7 +286,9 @@ extension TOMLParser {
     /// Parses a bare scalar: boolean, integer, float, `inf`, `nan`; rejects dates and times.
     private mutating func parseScalar() throws(TOMLSyntaxError) -> TOMLValue.Kind {
         let start = position
-        while let c = peek(), Self.isBareKey(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: ".") || c == UInt8(ascii: ":") {
+        while let c = peek(),
+            Self.isBareKey(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: ".") || c == UInt8(ascii: ":")
+        {
             position += 1
         }
         let token = Array(bytes[start..<position])
@@ -287,7 +297,10 @@ extension TOMLParser {
         if text == "true" { return .boolean(true) }
         if text == "false" { return .boolean(false) }
         if Self.looksLikeDateOrTime(token) {
-            throw TOMLSyntaxError("dates and times are not supported in netpath configuration; write \(text) as a string", at: at)
+            throw TOMLSyntaxError(
+                "dates and times are not supported in netpath configuration; write \(text) as a string",
+                at: at
+            )
         }
         var digits = token[...]
         var negative = false
@@ -348,7 +361,9 @@ extension TOMLParser {
             _ = try Self.digits(exponent, radix: 10, invalid)
             rest = rest.dropFirst(exponent.count)
         }
-        guard rest.isEmpty else { throw invalid("unexpected \(TOMLValue.quoted(String(decoding: rest, as: UTF8.self)))") }
+        guard rest.isEmpty else {
+            throw invalid("unexpected \(TOMLValue.quoted(String(decoding: rest, as: UTF8.self)))")
+        }
         let cleaned = String(decoding: token.filter { $0 != UInt8(ascii: "_") }, as: UTF8.self)
         guard let value = Double(cleaned) else { throw invalid("not a floating-point number") }
         return .float(value)

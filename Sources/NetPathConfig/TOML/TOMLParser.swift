@@ -64,6 +64,7 @@ public struct TOMLParser {
     var position = 0
     private let lineStarts: [Int]
     var nodes: [Node] = []
+    private var lastLocation = (offset: 0, column: 1)
 
     init(_ text: String) {
         bytes = Array(text.utf8)
@@ -199,7 +200,12 @@ public struct TOMLParser {
                 )
             }
             let node = try newNode(origin: .header, location: start, under: parent)
-            nodes[parent].children[segment] = .tables(subs + [node], key: key)
+            // Release the stored array first so that appending does not copy it: a file with
+            // thousands of [[rule]] tables stays linear.
+            var elements = subs
+            nodes[parent].children[segment] = nil
+            elements.append(node)
+            nodes[parent].children[segment] = .tables(elements, key: key)
             return node
         case .value(let value, let key)?:
             throw TOMLSyntaxError(
@@ -209,7 +215,9 @@ public struct TOMLParser {
         }
     }
 
-    private mutating func newNode(origin: Node.Origin, location: SourceLocation, under parent: Int) throws(TOMLSyntaxError) -> Int {
+    private mutating func newNode(origin: Node.Origin, location: SourceLocation, under parent: Int)
+        throws(TOMLSyntaxError) -> Int
+    {
         let depth = nodes[parent].depth + 1
         guard depth <= Self.maximumDepth else {
             throw TOMLSyntaxError("tables are nested more than \(Self.maximumDepth) levels deep", at: location)
@@ -344,7 +352,7 @@ public struct TOMLParser {
     }
 
     /// The location of byte offset `offset` (default: the current position).
-    func location(_ offset: Int? = nil) -> SourceLocation {
+    mutating func location(_ offset: Int? = nil) -> SourceLocation {
         let offset = min(offset ?? position, bytes.count)
         var low = 0
         var high = lineStarts.count - 1
@@ -352,13 +360,21 @@ public struct TOMLParser {
             let mid = (low + high + 1) / 2
             if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
         }
-        // Count scalars, not bytes: skip UTF-8 continuation bytes.
+        // Count scalars, not bytes: skip UTF-8 continuation bytes. Locations are asked for in
+        // increasing order, so continue from the last one on the same line: a long line with
+        // many values stays linear instead of quadratic.
+        var from = lineStarts[low]
         var column = 1
-        for b in bytes[lineStarts[low]..<offset] where b & 0xC0 != 0x80 { column += 1 }
+        if lastLocation.offset >= from && lastLocation.offset <= offset {
+            from = lastLocation.offset
+            column = lastLocation.column
+        }
+        for b in bytes[from..<offset] where b & 0xC0 != 0x80 { column += 1 }
+        lastLocation = (offset, column)
         return SourceLocation(line: low + 1, column: column)
     }
 
-    func error(_ message: String) -> TOMLSyntaxError {
+    mutating func error(_ message: String) -> TOMLSyntaxError {
         TOMLSyntaxError(message, at: location())
     }
 

@@ -5,11 +5,17 @@
 public struct TOMLValue: Hashable, Sendable {
     /// The value itself.
     public enum Kind: Hashable, Sendable {
+        /// A basic or literal string, escapes decoded.
         case string(String)
+        /// A 64-bit signed integer, from any base.
         case integer(Int64)
+        /// A float, including `inf` and `nan`.
         case float(Double)
+        /// `true` or `false`.
         case boolean(Bool)
+        /// An array; for `[[table]]`, its tables.
         case array([TOMLValue])
+        /// A table: `[header]`, inline, or implied by a dotted key.
         case table(TOMLTable)
     }
 
