@@ -5,9 +5,10 @@ import NetPathCore
 /// An event matches a rule when it passes every filter that is set:
 ///
 /// - ``on``: the event's name is listed (omitted in the file: every event).
-/// - ``policy``: path events must belong to this policy. It does not filter interface events,
-///   which have no policy; a rule that sets `policy` but fires only on interface events is an
-///   error, because the filter could never apply.
+/// - ``policy``: the rule takes only path events, of this policy. Naming a policy asks for
+///   path events: with `on = ["changed"]` it means "the path changed", not also "an
+///   interface's MTU changed". A rule that sets `policy` but fires only on interface events is
+///   an error, because it could never match.
 /// - ``interface`` and ``type``: the interface's name and type; for path events, the path's
 ///   primary interface. A path without a primary (unsatisfied) matches only a glob that
 ///   matches the empty name, such as `*`; validation warns about such a rule on `unsatisfied`.
@@ -17,7 +18,7 @@ public struct Rule: Hashable, Sendable {
     public var name: String
     /// The event names the rule fires on.
     public var on: [Event.Name]
-    /// Only path events of this policy.
+    /// Only path events, of this policy.
     public var policy: String?
     /// Only interfaces (or primaries) whose name matches.
     public var interface: Glob?

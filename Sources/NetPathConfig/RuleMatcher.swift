@@ -75,8 +75,15 @@ public struct RuleMatcher: Sendable {
         if !rule.on.contains(event.name) {
             return (.event, "\(q(event.name.rawValue)) is not in on [\(list(rule.on.map(\.rawValue)))]")
         }
-        if let policy = rule.policy, event.scope == .path, event.policy != policy {
-            return (.policy, "the event is for policy \(q(event.policy ?? "")), not \(q(policy))")
+        if let policy = rule.policy {
+            // Naming a policy asks for path events: `on = ["changed"]` with a policy means "the
+            // path changed", not also "an interface's MTU changed".
+            guard event.scope == .path else {
+                return (.policy, "the rule names policy \(q(policy)), so it takes path events only; this is an interface event")
+            }
+            if event.policy != policy {
+                return (.policy, "the event is for policy \(q(event.policy ?? "")), not \(q(policy))")
+            }
         }
 
         let subject = Subject(event)

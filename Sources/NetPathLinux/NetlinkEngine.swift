@@ -46,6 +46,10 @@ public final class NetlinkEngine: Sendable {
     }
 
     public let options: Options
+
+    /// How many unread snapshots the stream keeps. Each is a full state, so dropping the oldest
+    /// under a long lag still lets the consumer diff correctly; it only merges transitions.
+    public static let bufferedSnapshots = 64
     private let shared = Mutex(Shared())
     // The eventfd that wakes the thread to stop, and the thread itself; set once in start().
     private let control = Mutex<(wakeFD: Int32, thread: pthread_t?)>((-1, nil))
@@ -58,11 +62,12 @@ public final class NetlinkEngine: Sendable {
 
     /// Starts the engine thread and waits until the initial dump is loaded.
     ///
-    /// - Returns: the snapshots, starting with the initial dump. The stream keeps only the newest
-    ///   unread snapshot: a slow consumer skips intermediate states but always gets the latest.
+    /// - Returns: the snapshots, starting with the initial dump. Up to ``bufferedSnapshots``
+    ///   unread snapshots are kept, so a consumer that lags briefly still sees every transition;
+    ///   one that falls further behind loses the oldest, never the latest.
     /// - Throws: ``NetlinkError`` when the namespace, the sockets or the first dump fail.
     public func start() throws(NetlinkError) -> AsyncStream<KernelSnapshot> {
-        let (stream, continuation) = AsyncStream<KernelSnapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream<KernelSnapshot>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferedSnapshots))
         let wakeFD = np_eventfd(0, np_efd_cloexec() | np_efd_nonblock())
         guard wakeFD >= 0 else { throw NetlinkError(.thread, rawValue: errno, context: "eventfd") }
 

@@ -10,6 +10,8 @@ public struct SystemUpdate: Sendable {
     public var cause: KernelSnapshot.Cause
     public var statistics: EngineStatistics
     public var routeCount: Int
+    /// The snapshot's generation: increases by one per snapshot the engine publishes.
+    public var generation: UInt64
 }
 
 /// The kernel, observed: a ``NetlinkEngine`` whose snapshots are classified into ``SystemState``s.
@@ -64,7 +66,8 @@ public final class SystemObserver: Sendable {
             time: snapshot.receivedAt,
             cause: snapshot.cause,
             statistics: snapshot.statistics,
-            routeCount: snapshot.routeCount
+            routeCount: snapshot.routeCount,
+            generation: snapshot.generation
         )
     }
 

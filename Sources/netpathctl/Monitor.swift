@@ -12,17 +12,33 @@ extension Netpathctl {
         )
 
         @OptionGroup var source: SourceOptions
+        @OptionGroup var config: ConfigOptions
 
         @Flag(name: .long, help: "Print one JSON event per line.")
         var json = false
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Also write every observed state to FILE as a trace for `netpathctl simulate`.", valueName: "FILE")
+        )
+        var record: String?
+
+        // For `make bench` (bench/run.sh): one JSON line per snapshot on stderr, so the storm
+        // benchmark can see when the engine applied the last route even though no event changes.
+        @Flag(name: .customLong("bench-snapshots"), help: .hidden)
+        var benchSnapshots = false
+
         func run() async throws {
             try source.requireLocal()
-            let observer = SystemObserver(builder: SystemStateBuilder(sysfs: SysfsReader(root: source.sysfsRoot)))
-            var tracker = PathTracker(policies: [.default])
+            let configuration = try config.load().configuration
+            let observer = source.observer(for: configuration)
+            var tracker = PathTracker(policies: configuration.policies)
             var first = true
             let encoder = JSONCoding.lineEncoder()
+            let recorder = try record.map { try TraceWriter(path: $0) }
             for await update in try observer.start() {
+                if benchSnapshots { BenchSnapshotLine.write(update) }
+                try recorder?.append(Trace.Record(time: update.time, state: update.state))
                 let events: [Event]
                 if first {
                     // Adopt the current state silently: monitor reports changes, like ip monitor.
@@ -61,6 +77,21 @@ enum FileOutput {
             }
             offset += n
         }
+    }
+}
+
+/// The `--bench-snapshots` line: what bench/run.sh reads to time the storm's catch-up.
+enum BenchSnapshotLine {
+    static func write(_ update: SystemUpdate) {
+        let receivedNs = Int64((update.time.timeIntervalSince1970 * 1e9).rounded())
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let emittedNs = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        let line =
+            "{\"generation\":\(update.generation),\"cause\":\"\(update.cause.rawValue)\",\"route_count\":\(update.routeCount),"
+            + "\"messages\":\(update.statistics.messages),\"overruns\":\(update.statistics.overruns),"
+            + "\"resyncs\":\(update.statistics.resyncs),\"received_at\":\(receivedNs),\"emitted_ns\":\(emittedNs)}\n"
+        FileOutput.write(line, to: 2)
     }
 }
 

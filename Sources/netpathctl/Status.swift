@@ -11,20 +11,16 @@ extension Netpathctl {
         )
 
         @OptionGroup var source: SourceOptions
+        @OptionGroup var config: ConfigOptions
 
         @Flag(name: .long, help: "Print JSON instead of a table.")
         var json = false
 
         func run() async throws {
             try source.requireLocal()
-            let observer = SystemObserver(builder: SystemStateBuilder(sysfs: SysfsReader(root: source.sysfsRoot)))
-            var updates = try observer.start().makeAsyncIterator()
-            guard let update = await updates.next() else {
-                throw ValidationError("the netlink engine stopped before its first dump")
-            }
-            observer.stop()
-            let policies = [PathPolicy.default]
-            let paths = policies.map { PathEvaluator(policy: $0).path(for: update.state) }
+            let configuration = try config.load().configuration
+            let update = try await source.currentState(for: configuration)
+            let paths = configuration.policies.map { PathEvaluator(policy: $0).path(for: update.state) }
             if json {
                 let report = StatusReport(interfaces: update.state.interfaces, paths: paths)
                 print(String(decoding: try JSONCoding.prettyEncoder().encode(report), as: UTF8.self))

@@ -158,7 +158,7 @@ import Testing
         #expect(none[2].reason == #"the path has no primary interface to match "wlan*""#)
     }
 
-    @Test func policyDoesNotFilterInterfaceEventsOfARuleOnBothScopes() throws {
+    @Test func namingAPolicyRestrictsARuleOnBothScopesToPathEvents() throws {
         let text = """
             [[rule]]
             name = "changes"
@@ -166,7 +166,10 @@ import Testing
             policy = "default"
             """
         let matcher = RuleMatcher(configuration: try #require(ConfigurationFixtures.load(text)))
-        #expect(matcher.targets(for: Self.interfaceEvent(.changed, StateFixtures.wired())).count == 1)
+        let interfaceChange = Self.interfaceEvent(.changed, StateFixtures.wired())
+        #expect(matcher.targets(for: interfaceChange).isEmpty)
+        #expect(matcher.explain(interfaceChange)[0].failed == .policy)
+        #expect(matcher.targets(for: Event(time: StateFixtures.time, name: .changed, scope: .path, policy: "default")).count == 1)
         let other = Event(time: StateFixtures.time, name: .changed, scope: .path, policy: "other")
         #expect(matcher.targets(for: other).isEmpty)
     }

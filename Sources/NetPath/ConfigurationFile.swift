@@ -1,0 +1,89 @@
+import Glibc
+@_exported import NetPathConfig
+
+/// Reads the configuration file from disk: the one place that turns a path into a validated
+/// ``Configuration`` for the agent and the command-line tool.
+public enum ConfigurationFile {
+    /// Where administrators keep the configuration.
+    public static let defaultPath = "/etc/netpath/netpath.toml"
+    /// Larger files are refused: a configuration is a few kilobytes, and reading an arbitrary
+    /// file (a device, a log) into memory must not take the agent down.
+    public static let sizeLimit = 1 << 20
+
+    /// A configuration and where it came from.
+    public struct Loaded: Sendable {
+        public var configuration: Configuration
+        /// The path read, or ``Configuration/defaultFileName`` for the embedded default.
+        public var source: String
+    }
+
+    /// Why a configuration could not be used.
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        /// The file could not be read at all.
+        case unreadable(path: String, reason: String)
+        /// The file was read and has errors.
+        case invalid(ConfigurationErrors)
+
+        /// One diagnostic per line, `FILE:LINE:COL: error: …`.
+        public var description: String {
+            switch self {
+            case .unreadable(let path, let reason): return "\(path): error: cannot read the configuration: \(reason)"
+            case .invalid(let errors): return errors.description
+            }
+        }
+    }
+
+    /// Loads `path`; with `nil`, ``defaultPath`` when it exists, else the embedded default.
+    ///
+    /// - Parameter knownPlugins: plugin names rules may use; `nil` skips that check.
+    public static func load(path: String?, knownPlugins: Set<String>? = nil) -> Result<Loaded, Failure> {
+        let chosen: String
+        if let path {
+            chosen = path
+        } else if access(defaultPath, F_OK) == 0 {
+            chosen = defaultPath
+        } else {
+            return load(contents: Configuration.defaultFileContents, file: Configuration.defaultFileName, knownPlugins: knownPlugins)
+        }
+        switch read(chosen) {
+        case .success(let text): return load(contents: text, file: chosen, knownPlugins: knownPlugins)
+        case .failure(let failure): return .failure(failure)
+        }
+    }
+
+    private static func load(contents: String, file: String, knownPlugins: Set<String>?) -> Result<Loaded, Failure> {
+        ConfigurationLoader.load(contents: contents, file: file, knownPlugins: knownPlugins)
+            .map { Loaded(configuration: $0, source: file) }
+            .mapError { .invalid($0) }
+    }
+
+    private static func read(_ path: String) -> Result<String, Failure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return .failure(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failure(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(.unreadable(path: path, reason: "not a regular file"))
+        }
+        guard Int(info.st_size) <= sizeLimit else {
+            return .failure(.unreadable(path: path, reason: "larger than \(sizeLimit / 1024) KiB"))
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var total = 0
+        while total < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, $0.count - total) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(.unreadable(path: path, reason: String(cString: strerror(errno))))
+            }
+            if n == 0 { break }
+            total += n
+        }
+        guard total <= sizeLimit else { return .failure(.unreadable(path: path, reason: "larger than \(sizeLimit / 1024) KiB")) }
+        guard let text = String(validating: bytes[0..<total], as: UTF8.self) else {
+            return .failure(.unreadable(path: path, reason: "not valid UTF-8"))
+        }
+        return .success(text)
+    }
+}

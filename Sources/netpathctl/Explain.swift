@@ -1,0 +1,35 @@
+import ArgumentParser
+import FoundationEssentials
+import NetPath
+
+extension Netpathctl {
+    struct Explain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Explain each policy's choice and each rule's verdict for the current state.",
+            discussion: """
+                For every policy: the primary interface, then every other interface and why it lost
+                (wrong type, prohibited, metered, no carrier, no address, no default route, no route
+                to the target, lower preference, higher metric). For every rule: which of the current
+                state's events (those dispatched at startup) it would match, and why not the others.
+                """
+        )
+
+        @OptionGroup var source: SourceOptions
+        @OptionGroup var config: ConfigOptions
+
+        @Flag(name: .long, help: "Print JSON instead of text.")
+        var json = false
+
+        func run() async throws {
+            try source.requireLocal()
+            let configuration = try config.load().configuration
+            let update = try await source.currentState(for: configuration)
+            let explanation = Explanation(state: update.state, configuration: configuration, time: update.time)
+            if json {
+                print(String(decoding: try JSONCoding.prettyEncoder().encode(explanation.report), as: UTF8.self))
+            } else {
+                print(explanation.text, terminator: "")
+            }
+        }
+    }
+}

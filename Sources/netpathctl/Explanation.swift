@@ -1,0 +1,182 @@
+import FoundationEssentials
+import NetPath
+
+/// What `explain` says about one state under one configuration, as text and as JSON.
+struct Explanation {
+    let configuration: Configuration
+    let evaluations: [(PathPolicy, PathEvaluation)]
+    /// The current state as events: what a rule would see at startup.
+    let events: [Event]
+
+    init(state: SystemState, configuration: Configuration, time: Date) {
+        self.configuration = configuration
+        evaluations = configuration.policies.map { ($0, PathEvaluator(policy: $0).evaluate(state)) }
+        var tracker = PathTracker(policies: configuration.policies)
+        events = tracker.start(with: state, at: time)
+    }
+
+    // MARK: Text
+
+    var text: String {
+        var out = ""
+        for (policy, evaluation) in evaluations {
+            out += "Policy \"\(policy.name)\" (\(Self.summary(policy)))\n"
+            let path = evaluation.path
+            out += "  \(path.status.rawValue)"
+            if let primary = path.primary { out += " via \(primary.name) (\(primary.type))" }
+            if let reason = path.unsatisfiedReason { out += ": \(reason.rawValue)" }
+            out += "\n"
+            var rows: [[String]] = []
+            var ahead: PathEvaluation.Verdict?
+            for verdict in evaluation.verdicts {
+                let (mark, why) = Self.describe(verdict, ahead: ahead, policy: policy)
+                rows.append(["    " + mark, verdict.interface.name, verdict.interface.type.rawValue, why, verdict.detail])
+                if case .rejected = verdict.outcome {} else { ahead = verdict }
+            }
+            out += StatusRenderer.table(rows)
+            out += "\n"
+        }
+        out += configuration.isDispatcherMode
+            ? "Rules: none configured (dispatcher mode): every event runs every hook in \(configuration.agent.hooksDirectory)\n"
+            : "Rules (against the current state's events, as dispatched at startup)\n"
+        let matcher = RuleMatcher(configuration: configuration)
+        if !configuration.isDispatcherMode {
+            for (index, rule) in configuration.rules.enumerated() {
+                out += "  \"\(rule.name)\"\n"
+                var rows: [[String]] = []
+                for event in events {
+                    let verdict = matcher.explain(event)[index]
+                    rows.append(["    " + (verdict.matched ? "✓" : "✗"), Self.label(event), verdict.reason])
+                }
+                out += StatusRenderer.table(rows)
+            }
+        }
+        return out
+    }
+
+    static func summary(_ p: PathPolicy) -> String {
+        var parts = ["require " + (p.require.isEmpty ? "any" : p.require.map(\.rawValue).joined(separator: ", "))]
+        if !p.prohibit.isEmpty { parts.append("prohibit " + p.prohibit.map(\.rawValue).joined(separator: ", ")) }
+        parts.append("metered \(p.metered.rawValue)")
+        parts.append("prefer " + (p.prefer.isEmpty ? "the kernel's choice" : p.prefer.map(\.rawValue).joined(separator: " > ")))
+        if let target = p.target { parts.append("target \(target)") }
+        return parts.joined(separator: " · ")
+    }
+
+    /// A mark (✓ primary, rank number, ✗ rejected) and the reason in words.
+    static func describe(_ v: PathEvaluation.Verdict, ahead: PathEvaluation.Verdict?, policy: PathPolicy) -> (String, String) {
+        switch v.outcome {
+        case .primary:
+            return ("✓", "primary")
+        case .candidate(let rank, let ranking):
+            let winner = ahead?.interface
+            let why: String
+            switch ranking {
+            case .meteredAvoided: why = "lost: metered, and metered = \"avoid\" puts unmetered \(winner?.name ?? "links") first"
+            case .lowerPreference: why = "lost: \(v.interface.type) comes after \(winner?.type.rawValue ?? "?") in prefer"
+            case .higherMetric: why = "lost: higher route metric than \(winner?.name ?? "?")"
+            case .tieBreak: why = "lost: tie with \(winner?.name ?? "?"), broken by interface index"
+            }
+            return ("\(rank + 1)", why)
+        case .rejected(let rejection):
+            return ("✗", rejection.rawValue.replacingDashes)
+        }
+    }
+
+    static func label(_ event: Event) -> String {
+        switch event.scope {
+        case .interface: return "interface \(event.name) \(event.interface ?? "")"
+        case .path: return "path \(event.name) (\(event.policy ?? ""))"
+        }
+    }
+
+    // MARK: JSON
+
+    struct Report: Encodable {
+        struct Policy: Encodable {
+            var policy: PathPolicy
+            var path: NetworkPath
+            var interfaces: [Verdict]
+        }
+
+        struct Verdict: Encodable {
+            var name: String
+            var index: Int32
+            var type: InterfaceType
+            var outcome: String
+            var rank: Int?
+            var reason: String
+            var detail: String
+        }
+
+        struct RuleReport: Encodable {
+            var rule: String?
+            var events: [EventVerdict]
+        }
+
+        struct EventVerdict: Encodable {
+            var event: String
+            var scope: String
+            var interface: String?
+            var policy: String?
+            var matched: Bool
+            var criterion: String?
+            var reason: String
+            var target: String?
+        }
+
+        var policies: [Policy]
+        var rules: [RuleReport]
+    }
+
+    var report: Report {
+        let policies = evaluations.map { policy, evaluation in
+            Report.Policy(
+                policy: policy,
+                path: evaluation.path,
+                interfaces: evaluation.verdicts.map { v in
+                    let (outcome, rank, reason): (String, Int?, String)
+                    switch v.outcome {
+                    case .primary: (outcome, rank, reason) = ("primary", 0, "primary")
+                    case .candidate(let r, let ranking): (outcome, rank, reason) = ("candidate", r, ranking.rawValue)
+                    case .rejected(let rejection): (outcome, rank, reason) = ("rejected", nil, rejection.rawValue)
+                    }
+                    return Report.Verdict(
+                        name: v.interface.name,
+                        index: v.interface.index,
+                        type: v.interface.type,
+                        outcome: outcome,
+                        rank: rank,
+                        reason: reason,
+                        detail: v.detail
+                    )
+                }
+            )
+        }
+        let matcher = RuleMatcher(configuration: configuration)
+        let ruleCount = configuration.isDispatcherMode ? 1 : configuration.rules.count
+        let rules = (0..<ruleCount).map { index in
+            Report.RuleReport(
+                rule: configuration.isDispatcherMode ? nil : configuration.rules[index].name,
+                events: events.map { event in
+                    let verdict = matcher.explain(event)[index]
+                    return Report.EventVerdict(
+                        event: event.name.rawValue,
+                        scope: event.scope.rawValue,
+                        interface: event.interface,
+                        policy: event.policy,
+                        matched: verdict.matched,
+                        criterion: verdict.failed?.rawValue,
+                        reason: verdict.reason,
+                        target: verdict.target?.description
+                    )
+                }
+            )
+        }
+        return Report(policies: policies, rules: rules)
+    }
+}
+
+extension String {
+    fileprivate var replacingDashes: String { String(map { $0 == "-" ? " " : $0 }) }
+}

@@ -1,0 +1,40 @@
+import FoundationEssentials
+import Glibc
+import NetPath
+
+/// Appends trace records to a file, one line each, written through at once so that a trace cut
+/// short by Ctrl-C is still valid up to its last line.
+final class TraceWriter {
+    private let fd: Int32
+
+    init(path: String) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw TraceWriterError(path: path, reason: String(cString: strerror(errno))) }
+        try write(Trace.header + "\n")
+    }
+
+    deinit { close(fd) }
+
+    func append(_ record: Trace.Record) throws {
+        try write(try Trace.line(record) + "\n")
+    }
+
+    private func write(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw TraceWriterError(path: "trace", reason: String(cString: strerror(errno)))
+            }
+            offset += n
+        }
+    }
+}
+
+struct TraceWriterError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cannot write the trace \(path): \(reason)" }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `netpathctl check-config` as an administrator runs it.
+struct CheckConfigCommandTests {
+    static func check(_ text: String?) throws -> (Command.Result, String) {
+        guard let text else { return (try Command.run([BuiltProducts.path("netpathctl"), "check-config", "/nonexistent/netpath.toml"]), "/nonexistent/netpath.toml") }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("np-check-\(UUID().uuidString).toml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return (try Command.run([BuiltProducts.path("netpathctl"), "check-config", file.path]), file.path)
+    }
+
+    @Test("a valid file exits 0 with a one-line summary")
+    func validFile() throws {
+        let (result, path) = try Self.check(
+            """
+            [[policy]]
+            name = "uplink"
+            metered = "deny"
+            [[rule]]
+            name = "wired-up"
+            on = ["up"]
+            type = ["wired"]
+            """
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(path): valid: 1 policy, 1 rule, 0 interface overrides, hooks in /etc/netpath/hooks.d\n")
+    }
+
+    @Test("an invalid file exits 1 and lists every error as FILE:LINE:COL: error: …")
+    func invalidFile() throws {
+        let (result, path) = try Self.check(
+            """
+            [agent]
+            hook_timeout = "30 seconds"
+            [[policy]]
+            name = "uplink"
+            metered = "never"
+            [[rule]]
+            name = "r"
+            on = ["upp"]
+            """
+        )
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(result.stderr)")
+        #expect(lines.allSatisfy { $0.hasPrefix(path + ":") && $0.contains(": error: ") })
+        #expect(lines[0].hasPrefix("\(path):2:"))
+        #expect(lines[1] == "\(path):5:11: error: metered must be one of \"allow\", \"avoid\", \"deny\", found \"never\"")
+        #expect(lines[2].hasPrefix("\(path):8:") && lines[2].contains("did you mean \"up\""))
+    }
+
+    @Test("a missing file exits 1 naming the file")
+    func missingFile() throws {
+        let (result, path) = try Self.check(nil)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("\(path): error: cannot read the configuration"))
+    }
+
+    @Test("without FILE, the embedded default is checked when /etc/netpath/netpath.toml is absent")
+    func embeddedDefault() throws {
+        try #require(access("/etc/netpath/netpath.toml", F_OK) != 0, "this host has its own /etc/netpath/netpath.toml")
+        let result = try Command.run([BuiltProducts.path("netpathctl"), "check-config"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("<embedded config/netpath.toml>: valid: 1 policy, no rules (dispatcher mode)"))
+    }
+}

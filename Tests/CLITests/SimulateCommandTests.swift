@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `netpathctl simulate` on the shipped traces, compared with the checked-in expected output.
+struct SimulateCommandTests {
+    static let traces = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Examples/traces").standardizedFileURL
+
+    static func simulate(trace: String, config: String) throws -> Command.Result {
+        try Command.run([
+            BuiltProducts.path("netpathctl"), "simulate",
+            "--config", traces.appendingPathComponent(config).path,
+            "--trace", traces.appendingPathComponent(trace).path,
+        ])
+    }
+
+    @Test(
+        "simulate prints the expected dispatch lines",
+        arguments: [
+            ("wired-unplugged", "uplinks-rules"), ("wired-unplugged", "uplinks-settle"),
+            ("flapping-link", "uplinks-rules"), ("flapping-link", "uplinks-settle"),
+        ]
+    )
+    func matchesExpectedOutput(trace: String, config: String) throws {
+        let result = try Self.simulate(trace: "\(trace).jsonl", config: "\(config).toml")
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try String(contentsOf: Self.traces.appendingPathComponent("\(trace).\(config).expected"), encoding: .utf8)
+        #expect(result.stdout == expected)
+    }
+
+    @Test("unplugging wired moves the path to Wi-Fi, not the metered modem, and restarts the VPN")
+    func wiredUnpluggedPicksWifi() throws {
+        let lines = try Self.simulate(trace: "wired-unplugged.jsonl", config: "uplinks-rules.toml").stdout.split(separator: "\n")
+        let change = try #require(lines.first { $0.contains("path changed") })
+        #expect(change.contains("via wlan0 (wifi), was eth0"))
+        #expect(change.contains("rule \"restart-vpn-on-path-change\": hooks 50-vpn-restart; timeout 10s"))
+    }
+
+    @Test("settle collapses the flapping link to its net change; with 0 every flap goes through")
+    func settleCollapsesFlapping() throws {
+        let immediate = try Self.simulate(trace: "flapping-link.jsonl", config: "uplinks-rules.toml").stdout
+        let settled = try Self.simulate(trace: "flapping-link.jsonl", config: "uplinks-settle.toml").stdout
+        func count(_ text: String, _ needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
+        #expect(count(immediate, "carrier-down eth0") == 3)
+        #expect(count(immediate, "carrier-up eth0") == 3)
+        #expect(count(settled, "carrier-down") == 0)
+        #expect(count(settled, "path changed") == 0)
+        // The flaps net out to nothing; what remains is the MTU change made after them.
+        #expect(count(settled, "interface changed eth0 (wired) [mtu]") == 1)
+    }
+
+    @Test(
+        "a malformed trace gives a line-numbered error and exit status 1",
+        arguments: [
+            ("{\"netpath_trace\":1}\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":{\"interfaces\":[]}}\n{oops\n", 3, "not valid JSON"),
+            ("{\"netpath_trace\":1}\n{\"time\":\"yesterday\",\"state\":{\"interfaces\":[]}}\n", 2, "not an RFC 3339 time"),
+            ("{\"netpath_trace\":1}\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":{\"interfaces\":[{\"name\":\"x\"}]}}\n", 2, "interfaces[0].index: missing"),
+            ("{\"netpath_trace\":7}\n", 1, "trace version 7 is not supported"),
+            ("# just a comment\n{\"time\":\"2026-01-01T00:00:00Z\"}\n", 2, "expected the header"),
+            ("", 1, "empty trace"),
+        ]
+    )
+    func malformedTrace(text: String, line: Int, message: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("np-bad-\(UUID().uuidString).jsonl")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try Command.run([BuiltProducts.path("netpathctl"), "simulate", "--trace", file.path, "--config", Self.traces.appendingPathComponent("uplinks.toml").path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("\(file.path):\(line): error: "), "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+}
