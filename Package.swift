@@ -5,6 +5,7 @@
 //   netpathd, netpathctl              thin executables
 //          |
 //   NetPath                           public library: re-exports the model; PathMonitor
+//   NetPathDispatch                   hooks (discovery, trust, execution) and plugin dispatch
 //      |               \
 //   NetPathLinux        NetPathConfig  libnl engine, sysfs, resolv.conf | TOML config, rules, settle (pure)
 //      |        \          |
@@ -25,6 +26,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -48,6 +50,15 @@ let package = Package(
                 "NetPathCore",
                 "CNetlink",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "NetPathDispatch",
+            dependencies: [
+                "NetPathCore",
+                "NetPathConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
         .target(
@@ -79,6 +90,7 @@ let package = Package(
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig"]),
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath", "TestSupport"]),
+        .testTarget(name: "NetPathDispatchTests", dependencies: ["NetPathDispatch", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

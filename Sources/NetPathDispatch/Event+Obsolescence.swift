@@ -1,0 +1,61 @@
+import NetPathCore
+
+extension Event {
+    /// Whether this event makes `older`, still queued for the same subject, obsolete.
+    ///
+    /// A later event supersedes a queued one when it reports the newer value of the same piece
+    /// of state, so running the older one first would only replay a state that no longer holds:
+    ///
+    /// | queued | later | why |
+    /// |---|---|---|
+    /// | `up` / `down` | `up` / `down` | usability of the interface; the later is the current one |
+    /// | `carrier-up` / `carrier-down` | `carrier-up` / `carrier-down` | carrier |
+    /// | `address-added` / `address-removed` of address A | either, of the same A (and prefix) | A's presence |
+    /// | interface `changed` | interface `changed` | the later carries the whole current state; the `changes` lists are merged |
+    /// | `satisfied` / `unsatisfied` | `satisfied` / `unsatisfied` | the path's status |
+    /// | path `changed` | path `changed` | the later carries the whole current path; `previous_interface` is taken from the older (what hooks last saw) |
+    /// | path `changed` | `unsatisfied` | the changed path is gone |
+    ///
+    /// `added` and `removed` are never superseded, and nothing is superseded across subjects or
+    /// across the rows (`changed` never drops a queued `satisfied`: a rule on `satisfied` alone
+    /// would lose the transition). The later event is always queued, so the newest state of every
+    /// subject is always dispatched.
+    public func supersedes(_ older: Event) -> Bool {
+        guard subject == older.subject, scope == older.scope else { return false }
+        switch (older.name, name) {
+        case (.up, .up), (.up, .down), (.down, .up), (.down, .down):
+            return true
+        case (.carrierUp, .carrierUp), (.carrierUp, .carrierDown), (.carrierDown, .carrierUp),
+            (.carrierDown, .carrierDown):
+            return true
+        case (.addressAdded, .addressAdded), (.addressAdded, .addressRemoved), (.addressRemoved, .addressAdded),
+            (.addressRemoved, .addressRemoved):
+            guard let mine = address, let theirs = older.address else { return false }
+            return mine.address == theirs.address && mine.prefixLength == theirs.prefixLength
+        case (.satisfied, .satisfied), (.satisfied, .unsatisfied), (.unsatisfied, .satisfied),
+            (.unsatisfied, .unsatisfied):
+            return scope == .path
+        case (.changed, .changed):
+            return true
+        case (.changed, .unsatisfied):
+            return scope == .path
+        default:
+            return false
+        }
+    }
+
+    /// This event, taking over what `older` (which it supersedes) told that it does not: the
+    /// previous primary of a path change, the change list of an interface change.
+    func absorbing(_ older: Event) -> Event {
+        guard name == .changed, older.name == .changed else { return self }
+        var merged = self
+        switch scope {
+        case .path:
+            merged.previousInterface = older.previousInterface
+        case .interface:
+            merged.previousInterface = older.previousInterface ?? previousInterface
+            merged.changes = older.changes + changes.filter { !older.changes.contains($0) }
+        }
+        return merged
+    }
+}

@@ -1,0 +1,190 @@
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The hooks directory: which files are hooks, in which order, and whether each may run.
+///
+/// Hooks are the files of the directory in lexical (byte) order, minus ignored names (see
+/// ``HookEntry/IgnoreReason``). Whether a hook may run is decided when it is about to run, by
+/// ``open(_:)``, on the descriptor that is then executed; ``entries()`` applies the same checks
+/// for `netpathctl hooks`.
+///
+/// Change detection: before each use the directory is `stat`ed (one syscall) and re-listed only
+/// when its device, inode, mtime or ctime differ from the last listing. That is cheaper than an
+/// inotify watch (no extra thread, descriptor or queue overflow to handle) and enough, because a
+/// listing holds only names: trust is re-checked on every run anyway, so a `chmod` or `chown`
+/// (which does not touch the directory's mtime) takes effect at the next event. A listing made
+/// within ``racyWindow`` of the directory's mtime is not trusted, since the kernel's timestamp
+/// clock is coarse and a second change in the same tick would not move the mtime (git's "racily
+/// clean" problem).
+public final class HookDirectory: Sendable {
+    /// How close to the directory's mtime a listing may be taken and still be reused.
+    static let racyWindow: Int64 = 2_000_000_000
+
+    /// The directory's path (`hooks_dir`).
+    public let path: String
+    private let policy: TrustPolicy
+    private let logger: Logger
+    private let cache = Mutex<Listing?>(nil)
+    /// Refusals already logged, as `name \0 code`, so each is logged once until the file changes.
+    private let logged = Mutex<Set<String>>([])
+
+    private struct Stamp: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var mtime: Int64
+        var ctime: Int64
+    }
+
+    private struct Listing {
+        var stamp: Stamp
+        var names: [String]
+        var reusable: Bool
+    }
+
+    /// - Parameters:
+    ///   - path: The hooks directory.
+    ///   - logger: Where refusals are logged (once per file and reason).
+    public convenience init(path: String, logger: Logger) {
+        self.init(path: path, policy: .current, logger: logger)
+    }
+
+    init(path: String, policy: TrustPolicy, logger: Logger) {
+        self.path = path
+        self.policy = policy
+        self.logger = logger
+    }
+
+    /// The candidate hook names in lexical byte order: every file except ignored names.
+    ///
+    /// Re-lists the directory only when it changed. A missing directory has no hooks.
+    public func hookNames() -> [String] {
+        guard let stamp = stampNow() else {
+            cache.withLock { $0 = nil }
+            return []
+        }
+        if let names = cache.withLock({ $0.flatMap { $0.stamp == stamp && $0.reusable ? $0.names : nil } }) {
+            return names
+        }
+        let names = (try? listNames()) ?? []
+        let candidates = names.filter { HookEntry.IgnoreReason(name: $0) == nil && !$0.contains(Self.replacement) }
+        let now = Self.realtimeNanoseconds()
+        let listing = Listing(stamp: stamp, names: candidates, reusable: now - stamp.mtime > Self.racyWindow)
+        cache.withLock { $0 = listing }
+        return candidates
+    }
+
+    /// Every file in the directory with its status, in lexical order: `netpathctl hooks`.
+    ///
+    /// Trust is checked now, on each file; refusals are logged as by ``open(_:)``.
+    public func entries() -> [HookEntry] {
+        let names = (try? listNames()) ?? []
+        return names.map { name in
+            if let reason = HookEntry.IgnoreReason(name: name) {
+                return HookEntry(name: name, status: .ignored(reason))
+            }
+            if name.contains(Self.replacement) { return HookEntry(name: name, status: .refused(.invalidName)) }
+            do throws(HookRefusal) {
+                _ = try open(name)
+                return HookEntry(name: name, status: .accepted)
+            } catch {
+                return HookEntry(name: name, status: .refused(error))
+            }
+        }
+    }
+
+    /// Opens hook `name` and checks the open file: the returned value is what runs.
+    ///
+    /// - Throws: The ``HookRefusal`` that keeps it from running; the first time a file is
+    ///   refused for a reason, the refusal is logged at `warning`.
+    public func open(_ name: String) throws(HookRefusal) -> OpenedHook {
+        do {
+            let hook = try check(name)
+            logged.withLock { set in set = set.filter { !$0.hasPrefix(name + "\0") } }
+            return hook
+        } catch {
+            let key = name + "\0" + error.code
+            if logged.withLock({ $0.insert(key).inserted }) {
+                logger.warning(
+                    "hook refused: \(name): \(error)",
+                    metadata: ["hook": .string(name), "reason": .string(error.code), "hooks_dir": .string(path)]
+                )
+            }
+            throw error
+        }
+    }
+
+    private func check(_ name: String) throws(HookRefusal) -> OpenedHook {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw .cannotOpen(errno: ENOENT) }
+        let directory = Glibc.open(path, Self.openPath | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw .cannotOpen(errno: errno) }
+        defer { close(directory) }
+        var directoryStatus = stat()
+        guard fstat(directory, &directoryStatus) == 0 else { throw .cannotOpen(errno: errno) }
+        // O_PATH: no read access needed, no side effect of opening a FIFO or device, and the
+        // descriptor can still be fstat'ed and executed. Symlinks are followed on purpose: the
+        // target is what runs, so the target is what is checked.
+        let descriptor = openat(directory, name, Self.openPath | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotOpen(errno: errno) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw .cannotOpen(errno: code)
+        }
+        if let refusal = policy.refusal(
+            mode: UInt32(status.st_mode),
+            owner: UInt32(status.st_uid),
+            directoryMode: UInt32(directoryStatus.st_mode)
+        ) {
+            close(descriptor)
+            throw refusal
+        }
+        return OpenedHook(name: name, descriptor: descriptor, status: status)
+    }
+
+    private func stampNow() -> Stamp? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Stamp(
+            device: UInt64(status.st_dev),
+            inode: UInt64(status.st_ino),
+            mtime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+            ctime: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+        )
+    }
+
+    /// What a byte sequence that is not UTF-8 decodes to.
+    static let replacement: Character = "\u{FFFD}"
+
+    /// The directory's entries in byte order; names that are not UTF-8 are kept (repaired, with
+    /// U+FFFD) so that ``entries()`` lists them as refused.
+    private func listNames() throws(HookRefusal) -> [String] {
+        guard let stream = opendir(path) else { throw .cannotOpen(errno: errno) }
+        defer { closedir(stream) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(stream) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            if bytes == [UInt8(ascii: ".")] || bytes == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+            names.append(bytes)
+        }
+        // Lexical order is byte order, as in run-parts and `LC_ALL=C ls`, never locale collation.
+        names.sort { $0.lexicographicallyPrecedes($1) }
+        return names.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `O_PATH` from `<fcntl.h>`: Glibc's Swift module hides it behind `_GNU_SOURCE`. Its value is
+    /// the same on every Linux architecture Swift supports.
+    static let openPath: Int32 = 0o10_000_000
+
+    static func realtimeNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}

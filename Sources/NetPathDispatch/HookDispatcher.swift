@@ -1,0 +1,218 @@
+import Logging
+import NetPathCore
+import Synchronization
+
+/// Runs the hooks for each event: in order per interface or policy, isolated across them, with
+/// obsolete queued events dropped.
+///
+/// - Each ``Event/subject`` (an interface, a policy) has a FIFO: its events run one after
+///   another, and for one event its hooks run one after another in lexical order. A slow or hung
+///   hook delays only later events of the same subject, and only until its timeout.
+/// - Subjects are independent: each has its own worker task, and at most
+///   ``Options/maxConcurrentHooks`` hooks run at once over all of them.
+/// - An event still queued when a newer one of its subject supersedes it
+///   (``NetPathCore/Event/supersedes(_:)``) is dropped and the drop logged; the newest is always
+///   queued, so the final state of every subject is dispatched.
+///
+/// ```swift
+/// let dispatcher = HookDispatcher(directory: HookDirectory(path: "/etc/netpath/hooks.d", logger: logger),
+///                                 runner: HookRunner(logger: logger), logger: logger)
+/// try await withThrowingDiscardingTaskGroup { group in
+///     group.addTask { await dispatcher.run() }
+///     for await event in events { dispatcher.dispatch(event, to: [.all(timeout: .seconds(30))]) }
+/// }
+/// ```
+///
+/// ``run()`` has the shape of a swift-service-lifecycle `Service`: it works until its task is
+/// cancelled, then starts nothing new, lets running hooks finish within their timeouts, and
+/// returns.
+public final class HookDispatcher: Sendable {
+    /// Dispatcher settings.
+    public struct Options: Hashable, Sendable {
+        /// The most hooks running at once, over all subjects.
+        public var maxConcurrentHooks: Int
+
+        public init(maxConcurrentHooks: Int = 8) {
+            self.maxConcurrentHooks = max(1, maxConcurrentHooks)
+        }
+    }
+
+    private struct State {
+        var queues = SubjectQueues()
+        var statistics = HookStatistics()
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var running = 0
+        /// Names a target asked for that were not in the directory, logged once each.
+        var missingLogged: Set<String> = []
+    }
+
+    public let directory: HookDirectory
+    public let runner: HookRunner
+    public let options: Options
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let slots: AsyncSemaphore
+    private let subjects: AsyncStream<String>
+    private let newSubject: AsyncStream<String>.Continuation
+
+    public init(directory: HookDirectory, runner: HookRunner, options: Options = Options(), logger: Logger) {
+        self.directory = directory
+        self.runner = runner
+        self.options = options
+        self.logger = logger
+        self.slots = AsyncSemaphore(permits: options.maxConcurrentHooks)
+        (subjects, newSubject) = AsyncStream.makeStream(of: String.self)
+    }
+
+    /// Queues `event` for the hooks of `targets`. Never blocks; hooks run in ``run()``.
+    ///
+    /// An event with no targets (no rule matched) only makes older queued events obsolete.
+    public func dispatch(_ event: Event, to targets: [HookTarget]) {
+        let (drops, startWorker) = state.withLock { state in
+            state.statistics.eventsReceived += 1
+            let result = state.queues.enqueue(event, targets: targets)
+            for drop in result.drops { state.statistics.eventsDropped[drop.job.event.name, default: 0] += 1 }
+            return result
+        }
+        for drop in drops {
+            logger.notice(
+                "dropped queued \(drop.job.event.name) of \(drop.job.event.subject): superseded by \(event.name) before its hooks ran",
+                metadata: ["subject": .string(event.subject), "event": .string(drop.job.event.name.rawValue)]
+            )
+        }
+        if startWorker { newSubject.yield(event.subject) }
+        resumeIdleWaitersIfIdle()
+    }
+
+    /// Runs hooks until cancelled; then lets running hooks end (within their timeouts), drops
+    /// what is still queued, and returns.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            for await subject in subjects {
+                group.addTask { await self.work(subject) }
+            }
+        }
+    }
+
+    /// The counters so far.
+    public var statistics: HookStatistics { state.withLock { $0.statistics } }
+
+    /// Events queued or running.
+    public var pendingEvents: Int { state.withLock { $0.queues.pending } }
+
+    /// Returns when no event is queued or running (tests, `simulate --run-hooks`).
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state in
+                if state.queues.pending == 0 { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    private func resumeIdleWaitersIfIdle() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard state.queues.pending == 0 else { return [] }
+            defer { state.idleWaiters = [] }
+            return state.idleWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// A subject's worker: its jobs, one at a time, until its queue is empty.
+    private func work(_ subject: String) async {
+        while true {
+            if Task.isCancelled {
+                let abandoned = state.withLock { $0.queues.abandon(subject) }
+                if !abandoned.isEmpty {
+                    logger.notice("shutting down: \(abandoned.count) queued event(s) of \(subject) not dispatched")
+                }
+                break
+            }
+            guard let job = state.withLock({ $0.queues.take(subject) }) else { break }
+            await execute(job)
+            state.withLock { $0.queues.finish() }
+        }
+        resumeIdleWaitersIfIdle()
+    }
+
+    /// One event: its hooks in lexical order, one after another.
+    private func execute(_ job: HookJob) async {
+        let names = directory.hookNames()
+        var plan: [(name: String, target: HookTarget)] = []
+        for target in job.targets {
+            switch target.hooks {
+            case .all:
+                plan += names.map { ($0, target) }
+            case .named(let wanted):
+                plan += names.filter { wanted.contains($0) }.map { ($0, target) }
+                for missing in wanted where !names.contains(missing) { logMissing(missing, rule: target.rule) }
+            }
+        }
+        // Lexical byte order over all matching rules; a hook named by two rules runs once for each.
+        let ordered = plan.enumerated().sorted { lhs, rhs in
+            if lhs.element.name == rhs.element.name { return lhs.offset < rhs.offset }
+            return lhs.element.name.utf8.lexicographicallyPrecedes(rhs.element.name.utf8)
+        }.map(\.element)
+
+        for (name, target) in ordered {
+            if Task.isCancelled { return }
+            let hook: OpenedHook
+            do {
+                hook = try directory.open(name)
+            } catch {
+                state.withLock { $0.statistics.refusals[error.code, default: 0] += 1 }
+                continue
+            }
+            let invocation: HookInvocation
+            do {
+                invocation = try HookInvocation(
+                    hook: name,
+                    event: job.event,
+                    rule: target.rule,
+                    timeout: target.timeout
+                )
+            } catch {
+                logger.error("cannot encode \(job.event.name) of \(job.event.subject) for hooks: \(error)")
+                return
+            }
+            await slots.acquire()
+            // An unstructured task, awaited at once, so that cancelling the dispatcher (shutdown)
+            // does not cut a running hook short: it keeps its timeout, as design.md promises.
+            // (Swift 6.3 has no task cancellation shield.)
+            let runner = self.runner
+            let result = await Task { await runner.run(invocation, executing: hook) }.value
+            slots.release()
+            state.withLock { $0.statistics.record(result) }
+            log(result, job: job, rule: target.rule)
+        }
+    }
+
+    private func log(_ result: HookResult, job: HookJob, rule: String?) {
+        var metadata: Logger.Metadata = [
+            "hook": .string(result.hook),
+            "event": .string(job.event.name.rawValue),
+            "subject": .string(job.event.subject),
+            "outcome": .string(result.outcome.rawValue),
+        ]
+        if let rule { metadata["rule"] = .string(rule) }
+        let message: Logger.Message =
+            "hook \(result.hook) for \(job.event.name) \(job.event.interface ?? job.event.policy ?? ""): \(result)"
+        switch result.outcome {
+        case .success: logger.info(message, metadata: metadata)
+        case .failure, .timeout, .error: logger.warning(message, metadata: metadata)
+        }
+    }
+
+    private func logMissing(_ name: String, rule: String?) {
+        let first = state.withLock { $0.missingLogged.insert(name).inserted }
+        if first {
+            logger.warning(
+                "hook \(name) named by rule \(rule ?? "-") is not in \(directory.path) (or is ignored); skipped",
+                metadata: ["hook": .string(name)]
+            )
+        }
+    }
+}

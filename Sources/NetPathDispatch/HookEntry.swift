@@ -1,0 +1,71 @@
+/// One file in the hooks directory and what netpath makes of it: what `netpathctl hooks` lists.
+public struct HookEntry: Hashable, Sendable, CustomStringConvertible {
+    /// Whether a file runs as a hook.
+    public enum Status: Hashable, Sendable, CustomStringConvertible {
+        /// It passes every trust check and runs.
+        case accepted
+        /// It fails a trust check and never runs; logged once per file and reason.
+        case refused(HookRefusal)
+        /// Its name marks it as not a hook (a dotfile, a backup, a package manager's leftover).
+        case ignored(IgnoreReason)
+
+        public var description: String {
+            switch self {
+            case .accepted: return "accepted"
+            case .refused(let reason): return "refused: \(reason)"
+            case .ignored(let reason): return "ignored: \(reason)"
+            }
+        }
+    }
+
+    /// Why a name is skipped without a trust check, like run-parts and NetworkManager-dispatcher do.
+    public enum IgnoreReason: String, Hashable, Sendable, CustomStringConvertible {
+        /// The name starts with `.`.
+        case dotfile
+        /// An editor backup: the name ends with `~`.
+        case backup
+        /// A dpkg leftover: `.dpkg-old`, `.dpkg-dist`, `.dpkg-new`, `.dpkg-tmp`, …
+        case dpkg
+        /// An rpm leftover: `.rpmsave`, `.rpmnew`, `.rpmorig`, …
+        case rpm
+
+        public var description: String {
+            switch self {
+            case .dotfile: return "dotfile"
+            case .backup: return "backup file (~)"
+            case .dpkg: return "dpkg leftover (.dpkg-*)"
+            case .rpm: return "rpm leftover (.rpm*)"
+            }
+        }
+
+        /// Why `name` is ignored, or `nil` when it is a candidate hook.
+        public init?(name: String) {
+            if name.hasPrefix(".") {
+                self = .dotfile
+            } else if name.hasSuffix("~") {
+                self = .backup
+            } else if name.contains(".dpkg-") {
+                self = .dpkg
+            } else if name.contains(".rpm") {
+                self = .rpm
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// The file name inside the hooks directory.
+    public var name: String
+    public var status: Status
+
+    public init(name: String, status: Status) {
+        self.name = name
+        self.status = status
+    }
+
+    /// Whether the file runs.
+    public var isAccepted: Bool { status == .accepted }
+
+    /// `50-vpn: refused: writable by group or others (mode 0775)`.
+    public var description: String { "\(name): \(status)" }
+}

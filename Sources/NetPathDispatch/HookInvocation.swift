@@ -1,0 +1,128 @@
+import NetPathCore
+
+/// Everything a hook receives: the one place the hook contract of design.md is written down.
+///
+/// A hook `NAME` in the hooks directory is executed directly (never through a shell; no value is
+/// ever interpolated into a command line) with:
+///
+/// - **argv**: `[NAME, INTERFACE, EVENT]`. `INTERFACE` is the interface the event concerns; for
+///   a path event, the path's primary interface, or `""` when there is none. `EVENT` is the event
+///   name (`up`, `carrier-down`, `satisfied`, …). A `#!` script sees the kernel's path of the
+///   executed file as `$0` (`/proc/PID/fd/N`, see ``OpenedHook/executablePath``), like any
+///   script run by `execve`; `$1` and `$2` are the interface and the event.
+/// - **environment**, exactly these variables and nothing inherited from the agent:
+///
+///   | variable | value |
+///   |---|---|
+///   | `NETPATH_EVENT` | the event name (= argv[2]) |
+///   | `NETPATH_SCOPE` | `interface` or `path` |
+///   | `NETPATH_POLICY` | the policy, for path events; else empty |
+///   | `NETPATH_RULE` | the rule that matched; empty with no rules (dispatcher mode) |
+///   | `NETPATH_INTERFACE` | = argv[1] |
+///   | `NETPATH_INTERFACE_TYPE` | `wired`, `wifi`, `cellular`, `loopback`, `other`; empty when none |
+///   | `NETPATH_INTERFACE_KIND` | the link kind (`veth`, `bridge`, …), interface events only |
+///   | `NETPATH_PREVIOUS_INTERFACE` | the previous primary (path) or previous name (rename) |
+///   | `NETPATH_STATUS` | path: `satisfied`, `unsatisfied`, `requires-connection`; interface: the operational state (`up`, `down`, `lowerlayerdown`, …) |
+///   | `NETPATH_METERED` | `1` if the path is expensive / the interface metered, else `0` |
+///   | `NETPATH_CONSTRAINED` | `1` or `0` |
+///   | `NETPATH_IPV4`, `NETPATH_IPV6` | `1` if the path supports the family / the interface can route it by itself, else `0` |
+///   | `NETPATH_DNS` | path: `1` or `0` (a reachable DNS server); interface events: empty (unknown per interface) |
+///   | `NETPATH_ADDRESSES` | interface events: its addresses as `ADDR/PREFIX`, space-separated; path events: empty |
+///   | `NETPATH_GATEWAYS` | path: the primaries' gateways; interface: its default routes' gateways; space-separated |
+///   | `NETPATH_STARTUP` | `1` for the state dispatched once at start, else `0` |
+///   | `PATH` | `/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin` |
+///   | `LANG` | `C.UTF-8` |
+///
+/// - **stdin**: the event as one line of JSON (``JSONCoding/line(_:)``, the `monitor --json`
+///   shape) followed by `"\n"`, then end of file.
+/// - **working directory** `/`; its own process group (the timeout signals the whole group);
+///   no descriptor of the agent's other than stdin, stdout and stderr; default signal
+///   dispositions and an empty signal mask.
+/// - **stdout and stderr** are pipes to the agent: each line is logged tagged with the hook's
+///   name, within ``HookOutputLimits``.
+/// - **timeout**: after ``timeout`` the group gets SIGTERM, and SIGKILL after the runner's grace
+///   period. A process left behind that keeps stdout or stderr open counts as part of the run.
+public struct HookInvocation: Hashable, Sendable {
+    /// The fixed `PATH` a hook gets.
+    public static let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    /// The fixed `LANG` a hook gets.
+    public static let language = "C.UTF-8"
+    /// Every variable a hook gets, in a stable order.
+    public static let environmentNames = [
+        "NETPATH_EVENT", "NETPATH_SCOPE", "NETPATH_POLICY", "NETPATH_RULE", "NETPATH_INTERFACE",
+        "NETPATH_INTERFACE_TYPE", "NETPATH_INTERFACE_KIND", "NETPATH_PREVIOUS_INTERFACE", "NETPATH_STATUS",
+        "NETPATH_METERED", "NETPATH_CONSTRAINED", "NETPATH_IPV4", "NETPATH_IPV6", "NETPATH_DNS",
+        "NETPATH_ADDRESSES", "NETPATH_GATEWAYS", "NETPATH_STARTUP", "PATH", "LANG",
+    ]
+
+    /// The hook's file name in the hooks directory; the program run is that file, checked and
+    /// held open (``OpenedHook``).
+    public var hook: String
+    /// The full argv, argv[0] included: `[hook, interface, event]`.
+    public var arguments: [String]
+    /// The complete environment.
+    public var environment: [String: String]
+    /// The bytes written to stdin before it is closed.
+    public var standardInput: [UInt8]
+    /// The working directory.
+    public var workingDirectory: String
+    /// How long the hook may run before its process group is terminated.
+    public var timeout: Duration
+
+    /// Builds the invocation of hook `hook` for `event`, matched by `rule`.
+    ///
+    /// - Throws: If the event cannot be encoded as JSON.
+    public init(hook: String, event: Event, rule: String?, timeout: Duration) throws {
+        self.hook = hook
+        let interface = event.interface ?? ""
+        self.arguments = [hook, interface, event.name.rawValue]
+        self.environment = Self.environment(for: event, rule: rule)
+        self.standardInput = Array((try JSONCoding.line(event) + "\n").utf8)
+        self.workingDirectory = "/"
+        self.timeout = timeout
+    }
+
+    /// The environment of the table above.
+    public static func environment(for event: Event, rule: String?) -> [String: String] {
+        func flag(_ value: Bool) -> String { value ? "1" : "0" }
+        let state = event.interfaceState
+        let path = event.path
+        var environment: [String: String] = [
+            "NETPATH_EVENT": event.name.rawValue,
+            "NETPATH_SCOPE": event.scope.rawValue,
+            "NETPATH_POLICY": event.policy ?? "",
+            "NETPATH_RULE": rule ?? "",
+            "NETPATH_INTERFACE": event.interface ?? "",
+            "NETPATH_INTERFACE_TYPE": (event.interfaceType ?? state?.type)?.rawValue ?? "",
+            "NETPATH_INTERFACE_KIND": state?.kind ?? "",
+            "NETPATH_PREVIOUS_INTERFACE": event.previousInterface ?? "",
+            "NETPATH_STARTUP": flag(event.startup),
+            "PATH": Self.path,
+            "LANG": Self.language,
+        ]
+        switch event.scope {
+        case .path:
+            environment["NETPATH_STATUS"] = path?.status.rawValue ?? ""
+            environment["NETPATH_METERED"] = flag(path?.isExpensive ?? false)
+            environment["NETPATH_CONSTRAINED"] = flag(path?.isConstrained ?? false)
+            environment["NETPATH_IPV4"] = flag(path?.supportsIPv4 ?? false)
+            environment["NETPATH_IPV6"] = flag(path?.supportsIPv6 ?? false)
+            environment["NETPATH_DNS"] = path.map { flag($0.supportsDNS) } ?? ""
+            environment["NETPATH_ADDRESSES"] = ""
+            environment["NETPATH_GATEWAYS"] = (path?.gateways ?? []).map(\.description).joined(separator: " ")
+        case .interface:
+            let families = state?.routableFamilies ?? []
+            environment["NETPATH_STATUS"] = state?.operState.rawValue ?? ""
+            environment["NETPATH_METERED"] = flag(state?.isMetered ?? false)
+            environment["NETPATH_CONSTRAINED"] = flag(state?.isConstrained ?? false)
+            environment["NETPATH_IPV4"] = flag(families.contains(.ipv4))
+            environment["NETPATH_IPV6"] = flag(families.contains(.ipv6))
+            environment["NETPATH_DNS"] = ""
+            environment["NETPATH_ADDRESSES"] = (state?.addresses ?? [])
+                .map { "\($0.address)/\($0.prefixLength)" }.joined(separator: " ")
+            environment["NETPATH_GATEWAYS"] = (state?.defaultRoutes ?? []).compactMap(\.gateway)
+                .map(\.description).joined(separator: " ")
+        }
+        return environment
+    }
+}

@@ -1,0 +1,41 @@
+/// Which hooks one event goes to because of one rule, and with what timeout: the dispatcher's
+/// input next to the event.
+///
+/// The configuration layer's rule matcher produces one target per matching rule; in dispatcher
+/// mode (no rules) there is one target, ``all(timeout:)``.
+public struct HookTarget: Hashable, Sendable, CustomStringConvertible {
+    /// Which hooks in the hooks directory to run.
+    public enum Hooks: Hashable, Sendable {
+        /// Every accepted hook, in lexical order.
+        case all
+        /// These hooks, by file name; they still run in lexical order, and a name that is not in
+        /// the directory is skipped (and logged once).
+        case named([String])
+    }
+
+    /// The rule that matched (`NETPATH_RULE`); `nil` in dispatcher mode.
+    public var rule: String?
+    public var hooks: Hooks
+    /// The timeout of each hook run.
+    public var timeout: Duration
+
+    public init(rule: String? = nil, hooks: Hooks = .all, timeout: Duration) {
+        self.rule = rule
+        self.hooks = hooks
+        self.timeout = timeout
+    }
+
+    /// Every hook, no rule: what an event gets when the configuration has no rules.
+    public static func all(timeout: Duration) -> HookTarget {
+        HookTarget(rule: nil, hooks: .all, timeout: timeout)
+    }
+
+    public var description: String {
+        let which: String
+        switch hooks {
+        case .all: which = "every hook"
+        case .named(let names): which = names.joined(separator: ", ")
+        }
+        return "\(rule.map { "rule \($0): " } ?? "")\(which), timeout \(timeout)"
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import NetPathDispatch
+import TestSupport
+import Testing
+
+/// Discovery and trust on real files with real modes and owners (needs root for chown).
+@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root to chown test files"))
+struct HookDirectoryTests {
+    @Test("hooks are the directory's files in byte order, without ignored names")
+    func lexicalOrderWithoutIgnoredNames() async throws {
+        try await TemporaryDirectory.with { dir in
+            for name in [
+                "20-b", "10-a", "B", "a", "10-a~", ".hidden", "30-c.dpkg-old", "30-c.dpkg-dist", "40-d.rpmnew",
+                "40-d.rpmsave",
+            ] {
+                try dir.hook(name, "exit 0")
+            }
+            let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
+            #expect(hooks.hookNames() == ["10-a", "20-b", "B", "a"])
+            let entries = Dictionary(uniqueKeysWithValues: hooks.entries().map { ($0.name, $0.status) })
+            #expect(entries["10-a"] == .accepted)
+            #expect(entries[".hidden"] == .ignored(.dotfile))
+            #expect(entries["10-a~"] == .ignored(.backup))
+            #expect(entries["30-c.dpkg-old"] == .ignored(.dpkg))
+            #expect(entries["30-c.dpkg-dist"] == .ignored(.dpkg))
+            #expect(entries["40-d.rpmnew"] == .ignored(.rpm))
+            #expect(entries["40-d.rpmsave"] == .ignored(.rpm))
+            #expect(
+                hooks.entries().map(\.name)
+                    == hooks.entries().map(\.name).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            )
+        }
+    }
+
+    /// Each refusal reason, for a file set up just so; every other property of the file is safe.
+    enum Unsafe: String, CaseIterable, CustomTestStringConvertible {
+        case ownedByNobody, groupWritable, otherWritable, setuid, setgid, notExecutable, directory, fifo,
+            symlinkToUnsafeFile, danglingSymlink, directoryWritableByOthers, directoryWritableByGroup
+
+        var testDescription: String { rawValue }
+
+        func prepare(_ dir: TemporaryDirectory, outside: TemporaryDirectory) throws {
+            let name = "50-hook"
+            switch self {
+            case .ownedByNobody:
+                try dir.hook(name, "exit 0")
+                try dir.chown(name, 65534)
+            case .groupWritable: try dir.hook(name, "exit 0", mode: 0o775)
+            case .otherWritable: try dir.hook(name, "exit 0", mode: 0o757)
+            case .setuid: try dir.hook(name, "exit 0", mode: 0o4755)
+            case .setgid: try dir.hook(name, "exit 0", mode: 0o2755)
+            case .notExecutable: try dir.hook(name, "exit 0", mode: 0o644)
+            case .directory:
+                try FileManager.default.createDirectory(atPath: dir.path(name), withIntermediateDirectories: false)
+            case .fifo: guard mkfifo(dir.path(name), 0o755) == 0 else { throw TestFailure("mkfifo") }
+            case .symlinkToUnsafeFile:
+                let target = try outside.hook("target", "exit 0", mode: 0o777)
+                try FileManager.default.createSymbolicLink(atPath: dir.path(name), withDestinationPath: target)
+            case .danglingSymlink:
+                try FileManager.default.createSymbolicLink(
+                    atPath: dir.path(name),
+                    withDestinationPath: outside.path("missing")
+                )
+            case .directoryWritableByOthers:
+                try dir.hook(name, "exit 0")
+                try dir.chmod(".", 0o757)
+            case .directoryWritableByGroup:
+                try dir.hook(name, "exit 0")
+                try dir.chmod(".", 0o775)
+            }
+        }
+
+        var expected: HookRefusal {
+            switch self {
+            case .ownedByNobody: return .untrustedOwner(uid: 65534)
+            case .groupWritable: return .writableByGroupOrOthers(mode: 0o100775)
+            case .otherWritable: return .writableByGroupOrOthers(mode: 0o100757)
+            case .setuid: return .setuidOrSetgid(mode: 0o104755)
+            case .setgid: return .setuidOrSetgid(mode: 0o102755)
+            case .notExecutable: return .notExecutable(mode: 0o100644)
+            case .directory: return .notRegularFile("directory")
+            case .fifo: return .notRegularFile("fifo")
+            case .symlinkToUnsafeFile: return .writableByGroupOrOthers(mode: 0o100777)
+            case .danglingSymlink: return .cannotOpen(errno: ENOENT)
+            case .directoryWritableByOthers: return .directoryWritableByGroupOrOthers(mode: 0o40757)
+            case .directoryWritableByGroup: return .directoryWritableByGroupOrOthers(mode: 0o40775)
+            }
+        }
+    }
+
+    @Test("an unsafe file is refused with its specific reason and never runs", arguments: Unsafe.allCases)
+    func refusal(_ unsafe: Unsafe) async throws {
+        try await TemporaryDirectory.with { dir in
+            try await TemporaryDirectory.with { outside in
+                try unsafe.prepare(dir, outside: outside)
+                let log = LogStore()
+                let hooks = HookDirectory(path: dir.path, logger: log.logger)
+                #expect(hooks.entries() == [HookEntry(name: "50-hook", status: .refused(unsafe.expected))])
+                #expect(throws: unsafe.expected) { try hooks.open("50-hook") }
+                // Logged once per file and reason, however often it is looked at.
+                _ = try? hooks.open("50-hook")
+                #expect(log.with("reason", unsafe.expected.code).count == 1)
+            }
+        }
+    }
+
+    @Test("a refusal is logged again after the file was fixed and broken anew")
+    func refusalLoggedOncePerEpisode() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook("10-a", "exit 0", mode: 0o775)
+            let log = LogStore()
+            let hooks = HookDirectory(path: dir.path, logger: log.logger)
+            for _ in 0..<3 { _ = try? hooks.open("10-a") }
+            try dir.chmod("10-a", 0o755)
+            _ = try hooks.open("10-a")
+            try dir.chmod("10-a", 0o775)
+            for _ in 0..<3 { _ = try? hooks.open("10-a") }
+            #expect(log.with("hook", "10-a").filter { $0.level == .warning }.count == 2)
+        }
+    }
+
+    @Test("the listing follows files added, removed and renamed without a restart")
+    func listingFollowsTheDirectory() async throws {
+        try await TemporaryDirectory.with { dir in
+            let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
+            #expect(hooks.hookNames() == [])
+            try dir.hook("20-b", "exit 0")
+            #expect(hooks.hookNames() == ["20-b"])
+            try dir.hook("10-a", "exit 0")
+            #expect(hooks.hookNames() == ["10-a", "20-b"])
+            try FileManager.default.moveItem(atPath: dir.path("20-b"), toPath: dir.path("30-c"))
+            #expect(hooks.hookNames() == ["10-a", "30-c"])
+            try FileManager.default.removeItem(atPath: dir.path("10-a"))
+            #expect(hooks.hookNames() == ["30-c"])
+        }
+    }
+
+    @Test("a missing hooks directory has no hooks")
+    func missingDirectory() {
+        let hooks = HookDirectory(path: "/nonexistent/netpath-hooks.d", logger: LogStore().logger)
+        #expect(hooks.hookNames() == [])
+        #expect(hooks.entries() == [])
+    }
+
+    @Test("a file renamed over the hook after its check is not what runs: the checked content runs")
+    func swapAfterCheckRunsTheCheckedFile() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook("10-hook", "echo checked > \(dir.path("ran"))")
+            let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
+            let opened = try hooks.open("10-hook")
+            // Another file, safe or not, takes the name between the check and the exec.
+            try dir.hook("swap", "echo swapped > \(dir.path("ran"))", mode: 0o777)
+            guard rename(dir.path("swap"), dir.path("10-hook")) == 0 else { throw TestFailure("rename") }
+            let invocation = try HookInvocation(
+                hook: "10-hook",
+                event: Events.interface(.up, "eth0"),
+                rule: nil,
+                timeout: .seconds(10)
+            )
+            let result = await HookRunner(logger: LogStore().logger).run(invocation, executing: opened)
+            #expect(result.termination == .exited(0))
+            #expect(dir.read("ran") == "checked\n")
+        }
+    }
+
+    @Test("a file swapped for an unsafe one between listing and executing is never run")
+    func swapAfterListingIsRefused() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook("10-hook", "echo listed >> \(dir.path("ran"))")
+            let log = LogStore()
+            let hooks = HookDirectory(path: dir.path, logger: log.logger)
+            let dispatcher = HookDispatcher(
+                directory: hooks,
+                runner: HookRunner(logger: log.logger),
+                logger: log.logger
+            )
+            #expect(hooks.hookNames() == ["10-hook"])
+            try dir.hook("swap", "echo swapped >> \(dir.path("ran"))", mode: 0o777)
+            guard rename(dir.path("swap"), dir.path("10-hook")) == 0 else { throw TestFailure("rename") }
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await dispatcher.run() }
+                dispatcher.dispatch(Events.interface(.up, "eth0"), to: [.all(timeout: .seconds(10))])
+                await dispatcher.waitUntilIdle()
+                group.cancelAll()
+            }
+            #expect(dir.read("ran") == nil)
+            #expect(dispatcher.statistics.refusals["writable-by-group-or-others"] == 1)
+            #expect(dispatcher.statistics.runs.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import NetPathCore
+import NetPathDispatch
+import TestSupport
+import Testing
+
+/// Ordering and isolation with real hook processes.
+@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "runs hooks owned by root"))
+struct HookDispatcherTests {
+    /// Runs `body` with a dispatcher working on `dir`, and stops it afterwards.
+    static func withDispatcher(
+        _ dir: TemporaryDirectory,
+        options: HookDispatcher.Options = .init(),
+        runner: HookRunner.Options = .init(),
+        _ body: (HookDispatcher) async throws -> Void
+    ) async throws {
+        let log = LogStore()
+        let dispatcher = HookDispatcher(
+            directory: HookDirectory(path: dir.path, logger: log.logger),
+            runner: HookRunner(options: runner, logger: log.logger),
+            options: options,
+            logger: log.logger
+        )
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await dispatcher.run() }
+            defer { group.cancelAll() }
+            try await body(dispatcher)
+        }
+    }
+
+    @Test("for one event, hooks run one after another in lexical order")
+    func hooksRunInLexicalOrder() async throws {
+        try await TemporaryDirectory.with { dir in
+            let out = dir.path("order")
+            for name in ["30-c", "10-a", "20-b"] {
+                try dir.hook(name, "echo start $0 >> \(out); sleep 0.05; echo end >> \(out)")
+            }
+            try await Self.withDispatcher(dir) { dispatcher in
+                dispatcher.dispatch(Events.interface(.up, "eth0"), to: [.all(timeout: .seconds(10))])
+                await dispatcher.waitUntilIdle()
+                #expect(dispatcher.statistics.runCount("10-a", .success) == 1)
+            }
+            let lines = (dir.read("order") ?? "").split(separator: "\n")
+            #expect(lines.count == 6)
+            #expect(
+                lines.enumerated().allSatisfy {
+                    $0.offset % 2 == 1 ? $0.element == "end" : $0.element.hasPrefix("start")
+                }
+            )
+        }
+    }
+
+    @Test(
+        "a hung hook delays only its own subject: another interface's events run meanwhile, and it is killed at its timeout"
+    )
+    func hungHookIsolatedToItsSubject() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook(
+                "10-hook",
+                """
+                echo "$NETPATH_INTERFACE $NETPATH_EVENT" >> \(dir.path("seen"))
+                [ "$NETPATH_INTERFACE" = hang ] && exec sleep 1000
+                exit 0
+                """
+            )
+            try await Self.withDispatcher(dir) { dispatcher in
+                let timeout = Duration.seconds(3)
+                let started = ContinuousClock.now
+                dispatcher.dispatch(Events.interface(.up, "hang", index: 10), to: [.all(timeout: timeout)])
+                _ = try await dir.await("seen") { $0.contains("hang up") }
+                for (index, name) in ["fast0", "fast1", "fast2"].enumerated() {
+                    dispatcher.dispatch(
+                        Events.interface(.up, name, index: 20 + Int32(index)),
+                        to: [.all(timeout: timeout)]
+                    )
+                    dispatcher.dispatch(
+                        Events.interface(.carrierDown, name, index: 20 + Int32(index)),
+                        to: [.all(timeout: timeout)]
+                    )
+                }
+                _ = try await dir.await("seen", timeout: .seconds(2)) { text in
+                    ["fast0", "fast1", "fast2"].allSatisfy {
+                        text.contains("\($0) up") && text.contains("\($0) carrier-down")
+                    }
+                }
+                let flowed = ContinuousClock.now - started
+                #expect(flowed < timeout, "other interfaces waited for the hung hook")
+                #expect(dispatcher.statistics.runCount("10-hook", .timeout) == 0)
+                await dispatcher.waitUntilIdle()
+                #expect(dispatcher.statistics.runCount("10-hook", .timeout) == 1)
+                #expect(dispatcher.statistics.runCount("10-hook", .success) == 6)
+                #expect(ContinuousClock.now - started < timeout + .seconds(2))
+            }
+        }
+    }
+
+    @Test("up, down, up queued behind a hung hook: the obsolete ones are dropped, the final one runs")
+    func obsoleteEventsDropped() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook(
+                "10-hook",
+                """
+                echo "$NETPATH_EVENT" >> \(dir.path("seen"))
+                [ "$NETPATH_EVENT" = added ] && exec sleep 1000
+                exit 0
+                """
+            )
+            try await Self.withDispatcher(dir) { dispatcher in
+                let target = HookTarget.all(timeout: .seconds(1))
+                dispatcher.dispatch(Events.interface(.added, "eth0"), to: [target])
+                _ = try await dir.await("seen") { $0.contains("added") }
+                dispatcher.dispatch(Events.interface(.up, "eth0"), to: [target])
+                dispatcher.dispatch(Events.interface(.addressAdded, "eth0"), to: [target])
+                dispatcher.dispatch(Events.interface(.down, "eth0"), to: [target])
+                dispatcher.dispatch(Events.interface(.up, "eth0"), to: [target])
+                await dispatcher.waitUntilIdle()
+                #expect(dir.read("seen") == "added\naddress-added\nup\n")
+                let statistics = dispatcher.statistics
+                #expect(statistics.eventsDropped == [.up: 1, .down: 1])
+                #expect(statistics.runCount("10-hook", .timeout) == 1)
+            }
+        }
+    }
+
+    @Test("named hooks of several rules run in lexical order, each with its rule")
+    func namedTargets() async throws {
+        try await TemporaryDirectory.with { dir in
+            for name in ["10-a", "20-b", "30-c"] {
+                try dir.hook(name, "echo \"\(name) $NETPATH_RULE\" >> \(dir.path("seen"))")
+            }
+            try await Self.withDispatcher(dir) { dispatcher in
+                dispatcher.dispatch(
+                    Events.path(.satisfied, primary: "wlan0"),
+                    to: [
+                        HookTarget(
+                            rule: "second",
+                            hooks: .named(["30-c", "10-a", "99-missing"]),
+                            timeout: .seconds(5)
+                        ),
+                        HookTarget(rule: "first", hooks: .named(["10-a"]), timeout: .seconds(5)),
+                    ]
+                )
+                await dispatcher.waitUntilIdle()
+            }
+            #expect(dir.read("seen") == "10-a second\n10-a first\n30-c second\n")
+        }
+    }
+
+    @Test("at most maxConcurrentHooks hooks run at once over all subjects")
+    func concurrencyBound() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook(
+                "10-hook",
+                """
+                echo start >> \(dir.path("log"))
+                sleep 0.3
+                echo end >> \(dir.path("log"))
+                """
+            )
+            try await Self.withDispatcher(dir, options: .init(maxConcurrentHooks: 2)) { dispatcher in
+                for index in 0..<6 {
+                    dispatcher.dispatch(
+                        Events.interface(.up, "eth\(index)", index: 30 + Int32(index)),
+                        to: [.all(timeout: .seconds(10))]
+                    )
+                }
+                await dispatcher.waitUntilIdle()
+                #expect(dispatcher.statistics.runCount("10-hook", .success) == 6)
+            }
+            var running = 0
+            var peak = 0
+            for line in (dir.read("log") ?? "").split(separator: "\n") {
+                running += line == "start" ? 1 : -1
+                peak = max(peak, running)
+            }
+            #expect(peak == 2)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import NetPathCore
+import Testing
+
+@testable import NetPathDispatch
+
+/// The queue state machine and the obsolescence rules, without processes.
+struct SubjectQueuesTests {
+    static let target = [HookTarget.all(timeout: .seconds(1))]
+
+    @Test("a later up/down supersedes a queued up/down of the same interface, never another's")
+    func supersession() {
+        let up = Events.interface(.up, "eth0")
+        let down = Events.interface(.down, "eth0")
+        #expect(down.supersedes(up))
+        #expect(up.supersedes(down))
+        #expect(!down.supersedes(Events.interface(.up, "eth1", index: 8)))
+        #expect(Events.interface(.carrierUp, "eth0").supersedes(Events.interface(.carrierDown, "eth0")))
+        #expect(!Events.interface(.carrierUp, "eth0").supersedes(down))
+        #expect(!Events.interface(.removed, "eth0").supersedes(Events.interface(.added, "eth0")))
+        #expect(!Events.interface(.up, "eth0").supersedes(Events.interface(.addressAdded, "eth0")))
+        let satisfied = Events.path(.satisfied, primary: "eth0")
+        let unsatisfied = Events.path(.unsatisfied, primary: nil)
+        #expect(unsatisfied.supersedes(satisfied))
+        #expect(!Events.path(.changed, primary: "wlan0").supersedes(satisfied), "a rule on satisfied must not lose it")
+        #expect(unsatisfied.supersedes(Events.path(.changed, primary: "wlan0")))
+        #expect(!unsatisfied.supersedes(Events.path(.satisfied, policy: "other", primary: "eth0")))
+    }
+
+    @Test("up, down, up queued: the first two are dropped and the newest is kept")
+    func newestKept() {
+        var queues = SubjectQueues()
+        let subject = Events.interface(.up, "eth0").subject
+        #expect(queues.enqueue(Events.interface(.added, "eth0"), targets: Self.target).startWorker)
+        #expect(queues.take(subject)?.event.name == .added)  // running: never dropped
+        #expect(queues.enqueue(Events.interface(.up, "eth0"), targets: Self.target).drops.isEmpty)
+        #expect(
+            queues.enqueue(Events.interface(.down, "eth0"), targets: Self.target).drops.map(\.job.event.name) == [.up]
+        )
+        let last = queues.enqueue(Events.interface(.up, "eth0"), targets: Self.target)
+        #expect(last.drops.map(\.job.event.name) == [.down])
+        #expect(!last.startWorker, "the subject already has a worker")
+        #expect(queues.pending == 2)
+        #expect(queues.take(subject)?.event.name == .up)
+        queues.finish()
+        #expect(queues.take(subject) == nil)
+        queues.finish()
+        #expect(queues.pending == 0)
+        #expect(queues.enqueue(Events.interface(.down, "eth0"), targets: Self.target).startWorker)
+    }
+
+    @Test("a dropped path change hands its previous primary to the one that supersedes it")
+    func pathChangesMerge() {
+        var queues = SubjectQueues()
+        let first = Events.path(.changed, primary: "wlan0", previous: "eth0")
+        _ = queues.enqueue(first, targets: Self.target)
+        _ = queues.enqueue(Events.path(.changed, primary: "wwan0", previous: "wlan0"), targets: Self.target)
+        let job = queues.take(first.subject)
+        #expect(job?.event.interface == "wwan0")
+        #expect(job?.event.previousInterface == "eth0")
+    }
+
+    @Test("subjects are independent queues")
+    func subjectsIndependent() {
+        var queues = SubjectQueues()
+        #expect(queues.enqueue(Events.interface(.up, "eth0", index: 1), targets: Self.target).startWorker)
+        #expect(queues.enqueue(Events.interface(.down, "eth1", index: 2), targets: Self.target).startWorker)
+        #expect(queues.enqueue(Events.path(.satisfied, primary: "eth0"), targets: Self.target).startWorker)
+        #expect(queues.queued == 3)
+    }
+}
