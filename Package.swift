@@ -67,7 +67,7 @@ let package = Package(
         ),
         .target(
             name: "NetPathTesting",
-            dependencies: ["NetPathCore"]
+            dependencies: ["NetPathCore", "NetPath"]
         ),
         .executableTarget(
             name: "netpathctl",
@@ -85,12 +85,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A runnable PathMonitor / HostMonitor example: `swift run netpath-example`.
+        .executableTarget(
+            name: "netpath-example",
+            dependencies: ["NetPath"],
+            path: "Examples/PathMonitorExample"
+        ),
         // Namespaces, processes and bounded waits shared by the integration tests.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig"]),
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath", "TestSupport"]),
         .testTarget(name: "NetPathDispatchTests", dependencies: ["NetPathDispatch", "TestSupport"]),
+        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTesting", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

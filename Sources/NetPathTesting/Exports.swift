@@ -1,1 +1,2 @@
+@_exported import NetPath
 @_exported import NetPathCore

@@ -1,0 +1,145 @@
+import Dispatch
+import Foundation
+import Logging
+import NetPathCore
+
+/// Per-host reachability: whether the kernel has a route to a host, through which interface and
+/// type, and whether that interface is metered — what `SCNetworkReachability` answered.
+///
+/// The answer comes from the routing table (``KernelPathSource`` by default), so monitoring never
+/// sends a packet to the host. A host name is resolved when monitoring starts and again when the
+/// network path changes, not on every route change; a name that does not resolve is reported as
+/// ``HostReachability/Status/unresolved``, distinct from ``HostReachability/Status/unreachable``.
+///
+/// ```swift
+/// let api = HostMonitor(host: "api.example.com")
+/// for await reachability in api.updates {
+///     switch reachability.status {
+///     case .reachable: print("via \(reachability.interface!.name), metered: \(reachability.isExpensive)")
+///     case .unreachable: print("no route")
+///     case .unresolved: print("name does not resolve")
+///     }
+/// }
+///
+/// // Or with a handler, as with PathMonitor:
+/// let gateway = HostMonitor(host: "192.0.2.1")
+/// gateway.updateHandler = { print($0.status) }
+/// gateway.start(queue: .main)
+/// print(gateway.currentReachability!.status)   // known when start returns
+/// ```
+///
+/// Keep a reference to a started monitor: releasing it cancels it.
+public final class HostMonitor: Sendable {
+    /// The host: a name or an address literal.
+    public let host: String
+    /// Where the answers come from.
+    public let source: any ReachabilitySource
+    /// Where ``reachabilityDidChangeNotification`` is posted.
+    public let notificationCenter: NotificationCenter
+    let driver: MonitorDriver<HostReachability>
+    let logger: Logger
+
+    /// A monitor for `host`.
+    ///
+    /// - Parameters:
+    ///   - host: a host name or an IPv4/IPv6 address literal (a literal is never resolved).
+    ///   - source: the routing table of this process's network namespace by default.
+    ///   - notificationCenter: where ``reachabilityDidChangeNotification`` is posted once started.
+    ///   - logger: where a source that fails to start is reported.
+    public init(
+        host: String,
+        source: any ReachabilitySource = KernelPathSource.shared,
+        notificationCenter: NotificationCenter = .default,
+        logger: Logger = Logger(label: "netpath.host-monitor")
+    ) {
+        self.host = host
+        self.source = source
+        self.notificationCenter = notificationCenter
+        self.logger = logger
+        let box = WeakMonitor<HostMonitor>()
+        driver = MonitorDriver(
+            subscribe: { sink in try source.subscribe(toHost: host, sink: sink) },
+            announce: { value in
+                notificationCenter.post(
+                    name: Self.reachabilityDidChangeNotification, object: box.monitor, userInfo: [Self.reachabilityUserInfoKey: value]
+                )
+            }
+        )
+        box.monitor = self
+    }
+
+    /// The answers, as an async sequence that starts monitoring when iterated: first the answer
+    /// at that moment, then each different one. See ``MonitorUpdates``.
+    ///
+    /// ```swift
+    /// for await reachability in HostMonitor(host: "192.0.2.1").updates where reachability.isReachable { break }
+    /// ```
+    public var updates: MonitorUpdates<HostReachability> {
+        let driver = driver
+        let source = source
+        let host = host
+        let logger = logger
+        return MonitorUpdates(
+            subscribe: { sink in try source.subscribe(toHost: host, sink: sink) },
+            observe: { driver.observe($0) },
+            failed: { error in
+                logger.error("reachability source failed", metadata: ["host": "\(host)", "error": "\(error)"])
+                driver.record(error)
+            }
+        )
+    }
+
+    /// The newest answer this monitor has seen; set by the time ``start(queue:)`` returns. `nil`
+    /// before the monitor has been started or iterated.
+    public var currentReachability: HostReachability? { driver.current }
+
+    /// Called on the start queue with each new answer, starting with the current one.
+    ///
+    /// ```swift
+    /// monitor.updateHandler = { if !$0.isReachable { showOfflineBanner() } }
+    /// ```
+    public var updateHandler: (@Sendable (HostReachability) -> Void)? {
+        get { driver.handler }
+        set { driver.handler = newValue }
+    }
+
+    /// The queue given to ``start(queue:)``, while the monitor is started.
+    public var queue: DispatchQueue? { driver.queue }
+
+    /// Why the source last failed to start or ended, if it did; cleared by the next start.
+    public var failure: (any Error)? { driver.failure }
+
+    /// Whether ``start(queue:)`` is in effect.
+    public var isStarted: Bool { driver.isRunning }
+
+    /// Starts monitoring: ``currentReachability`` is set when this returns (for a host name, after
+    /// its first resolution), and ``updateHandler`` is called on `queue` with it, then with each
+    /// change. Starting a started monitor does nothing; a cancelled one can start again.
+    ///
+    /// ```swift
+    /// monitor.start(queue: DispatchQueue(label: "reachability"))
+    /// ```
+    public func start(queue: DispatchQueue) {
+        if let error = driver.start(queue: queue) {
+            logger.error("reachability source failed to start", metadata: ["host": "\(host)", "error": "\(error)"])
+        }
+    }
+
+    /// Stops monitoring; no handler call begins after this returns. Idempotent.
+    ///
+    /// ```swift
+    /// monitor.cancel()
+    /// ```
+    public func cancel() { driver.cancel() }
+
+    /// Posted on ``notificationCenter`` with each answer ``start(queue:)`` delivers; the `object`
+    /// is the monitor and `userInfo[HostMonitor.reachabilityUserInfoKey]` the ``HostReachability``.
+    ///
+    /// ```swift
+    /// NotificationCenter.default.addObserver(forName: HostMonitor.reachabilityDidChangeNotification, object: nil, queue: nil) { _ in }
+    /// ```
+    public static let reachabilityDidChangeNotification = Notification.Name("NetPathHostMonitorReachabilityDidChange")
+
+    /// The `userInfo` key of the ``HostReachability`` in ``reachabilityDidChangeNotification``.
+    public static let reachabilityUserInfoKey = "reachability"
+}

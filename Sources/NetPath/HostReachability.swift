@@ -1,0 +1,114 @@
+/// Whether the kernel has a route to one host, and through which interface.
+///
+/// What `SCNetworkReachability` answered on Apple platforms, computed from the mirrored routing
+/// table: no packet is sent. A ``HostMonitor`` reports one of these per change.
+///
+/// ```swift
+/// let reachability = HostReachability(host: "192.0.2.80", status: .reachable, address: "192.0.2.80",
+///                                     interface: .init(name: "eth0", index: 2, type: .wired))
+/// if reachability.isReachable, !reachability.isExpensive { startUpload() }
+/// ```
+public struct HostReachability: Hashable, Sendable, Codable {
+    /// The verdict.
+    public enum Status: String, Hashable, Sendable, Codable {
+        /// A connected interface with a usable address has a route to the host.
+        case reachable
+        /// The host's addresses are known, but no usable interface routes to any of them.
+        case unreachable
+        /// The host name did not resolve to any address: nothing could be looked up.
+        case unresolved
+    }
+
+    /// The host as given: a name or an address literal.
+    public var host: String
+    public var status: Status
+    /// What the host resolved to, in resolver order; empty when ``Status/unresolved``.
+    public var addresses: [IPAddress]
+    /// The address a connection would go to: the first of ``addresses`` that has a route.
+    public var address: IPAddress?
+    /// The interface the kernel would send through.
+    public var interface: NetworkPath.PathInterface?
+    /// The next hop, or `nil` when the host is on-link.
+    public var gateway: IPAddress?
+    /// The route's prefix length (0 for a default route).
+    public var prefixLength: Int?
+
+    /// A reachability value; `addresses` defaults to `[address]` when an address is given.
+    public init(
+        host: String,
+        status: Status,
+        addresses: [IPAddress]? = nil,
+        address: IPAddress? = nil,
+        interface: NetworkPath.PathInterface? = nil,
+        gateway: IPAddress? = nil,
+        prefixLength: Int? = nil
+    ) {
+        self.host = host
+        self.status = status
+        self.addresses = addresses ?? address.map { [$0] } ?? []
+        self.address = address
+        self.interface = interface
+        self.gateway = gateway
+        self.prefixLength = prefixLength
+    }
+
+    /// Whether ``status`` is ``Status/reachable``.
+    public var isReachable: Bool { status == .reachable }
+
+    /// The type of the interface the host is reached through.
+    public var interfaceType: InterfaceType? { interface?.type }
+
+    /// Whether the host is reached through a metered interface.
+    public var isExpensive: Bool { interface?.isMetered ?? false }
+
+    enum CodingKeys: String, CodingKey {
+        case host, status, addresses, address, interface, gateway
+        case prefixLength = "prefix_len"
+    }
+}
+
+extension HostReachability {
+    /// The kernel's choice for `host`, given its resolved `addresses`, the routes covering each
+    /// address (``SystemState/TargetRoute`` per interface, from the main table), and `state`.
+    ///
+    /// The addresses are tried in order; the first that a connected interface with a usable
+    /// address of its family routes to wins. Among routes to that address the kernel's rules
+    /// decide: longest prefix, then lowest metric (then lowest interface index, for a stable
+    /// answer when routes tie).
+    ///
+    /// ```swift
+    /// let verdict = HostReachability.evaluate(host: "198.51.100.7", addresses: ["198.51.100.7"],
+    ///                                         state: state) { _ in [.init(interfaceIndex: 2, prefixLength: 24)] }
+    /// ```
+    public static func evaluate(
+        host: String,
+        addresses: [IPAddress],
+        state: SystemState,
+        routes: (IPAddress) -> [SystemState.TargetRoute]
+    ) -> HostReachability {
+        guard !addresses.isEmpty else { return HostReachability(host: host, status: .unresolved, addresses: []) }
+        for address in addresses {
+            let usable = routes(address).compactMap { route -> (SystemState.TargetRoute, Interface)? in
+                guard let interface = state.interfaces.first(where: { $0.index == route.interfaceIndex }),
+                    interface.isConnected, interface.hasUsableAddress(address.family)
+                else { return nil }
+                return (route, interface)
+            }
+            let best = usable.min { a, b in
+                (-a.0.prefixLength, a.0.metric, a.1.index) < (-b.0.prefixLength, b.0.metric, b.1.index)
+            }
+            if let (route, interface) = best {
+                return HostReachability(
+                    host: host,
+                    status: .reachable,
+                    addresses: addresses,
+                    address: address,
+                    interface: NetworkPath.PathInterface(interface),
+                    gateway: route.gateway,
+                    prefixLength: route.prefixLength
+                )
+            }
+        }
+        return HostReachability(host: host, status: .unreachable, addresses: addresses)
+    }
+}

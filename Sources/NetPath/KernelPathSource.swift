@@ -1,0 +1,291 @@
+import Dispatch
+import Logging
+import NetPathCore
+import NetPathLinux
+import Synchronization
+
+/// The kernel, as a ``PathSource`` and a ``ReachabilitySource``: paths evaluated in this process
+/// from netlink, with no agent involved.
+///
+/// Every subscription to one source shares one ``SystemObserver`` — one netlink engine, one
+/// thread, three file descriptors. It starts with the first subscription (which waits for the
+/// initial dump, typically a few milliseconds) and stops when the last one is cancelled, so a
+/// process that stops monitoring leaves no thread or socket behind. ``shared`` follows the
+/// process's own network namespace; make another source to follow a named namespace.
+///
+/// ```swift
+/// let source = KernelPathSource.shared
+/// let path = try source.currentPath(for: PathPolicy(require: [.wired]))
+///
+/// // In a container's namespace (`ip netns add lab`):
+/// let lab = KernelPathSource(options: .init(namespace: "lab"))
+/// for await path in PathMonitor(policy: .default, source: lab).paths { print(path.status) }
+/// ```
+///
+/// Each change is evaluated on one private serial queue, in order, for every subscribed policy;
+/// a subscriber receives a path only when it differs from the last one it received. A policy's
+/// `target` is resolved with `getaddrinfo` on every change (see ``SystemObserver``); prefer an
+/// address to a name there, or use a ``HostMonitor``, which resolves once per path change.
+///
+/// This is the local half of issue 7's sources: a source that follows a running `netpathd` over
+/// its control socket will conform to the same ``PathSource`` protocol, so monitors take either.
+public final class KernelPathSource: PathSource, Sendable {
+    /// The source for the process's network namespace, shared by every ``PathMonitor`` and
+    /// ``HostMonitor`` created without an explicit source.
+    public static let shared = KernelPathSource()
+
+    /// The netlink engine's settings (namespace, receive buffer, logger) for each run.
+    public let options: NetlinkEngine.Options
+    let builder: SystemStateBuilder
+    let resolve: @Sendable (String) -> [IPAddress]
+
+    // `lifecycle` serialises starting and stopping the engine with (un)registering subscribers,
+    // so the last cancellation and a new subscription can never leave a subscriber on a stopped
+    // engine. It is held across `engine.start()` and `stop()` (both block briefly), never while a
+    // sink runs. `state` is the short-lived lock for everything else.
+    private let lifecycle = Mutex<Void>(())
+    let state = Mutex<State>(State())
+
+    struct State {
+        var run: Run?
+        var nextID: UInt64 = 0
+        var paths: [UInt64: PathSubscriber] = [:]
+        var hosts: [UInt64: HostTracker] = [:]
+
+        var isEmpty: Bool { paths.isEmpty && hosts.isEmpty }
+
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
+    }
+
+    struct PathSubscriber {
+        var evaluator: PathEvaluator
+        var sink: SourceSink<NetworkPath>
+        /// The last path delivered, or `nil` until the initial path is computed (on the run's
+        /// queue); deliveries skip the subscriber until then.
+        var last: NetworkPath?
+    }
+
+    /// - Parameters:
+    ///   - options: the netlink engine's settings; `namespace` follows a named network namespace.
+    ///   - builder: classification (overrides, sysfs root) and the resolv.conf path.
+    ///   - resolve: how ``HostMonitor`` resolves host names; `getaddrinfo` by default. Address
+    ///     literals are never passed to it.
+    public init(
+        options: NetlinkEngine.Options = NetlinkEngine.Options(),
+        builder: SystemStateBuilder = SystemStateBuilder(),
+        resolve: @escaping @Sendable (String) -> [IPAddress] = { TargetResolver().resolve($0) }
+    ) {
+        self.options = options
+        self.builder = builder
+        self.resolve = resolve
+    }
+
+    /// Whether the netlink engine is running (some subscription is active).
+    public var isRunning: Bool { state.withLock { $0.run != nil } }
+
+    /// The number of active subscriptions (paths and hosts).
+    public var subscriberCount: Int { state.withLock { $0.paths.count + $0.hosts.count } }
+
+    public func subscribe(to policy: PathPolicy, sink: SourceSink<NetworkPath>) throws -> SourceSubscription<NetworkPath> {
+        let (id, run) = try register { state in
+            let id = state.makeID()
+            state.paths[id] = PathSubscriber(evaluator: PathEvaluator(policy: policy), sink: sink, last: nil)
+            return id
+        }
+        let initial: NetworkPath = run.onQueue {
+            // A fresh read on the run's queue: newer than anything delivered before, and every
+            // later delivery (also on this queue) is newer still.
+            let reading = run.read(includingTable: false)
+            let path = PathEvaluator(policy: policy).path(for: reading.state)
+            state.withLock { $0.paths[id]?.last = path }
+            return path
+        }
+        return SourceSubscription(initialValue: initial) { [self] in unregister(id) }
+    }
+
+    // MARK: - Runs
+
+    /// Registers a subscriber (starting the engine for the first one) and updates the targets.
+    func register(_ add: (inout State) -> UInt64) throws -> (UInt64, Run) {
+        try lifecycle.withLock { _ in
+            let run = try state.withLock { $0.run } ?? startRun()
+            let (id, targets) = state.withLock { state in
+                let id = add(&state)
+                return (id, state.targets)
+            }
+            run.observer.setTargets(targets)
+            return (id, run)
+        }
+    }
+
+    /// Removes a subscriber; stops the engine with the last one.
+    func unregister(_ id: UInt64) {
+        lifecycle.withLock { _ in
+            let (run, empty, targets, tracker) = state.withLock { state in
+                state.paths[id] = nil
+                let tracker = state.hosts.removeValue(forKey: id)
+                let run = state.run
+                if state.isEmpty { state.run = nil }
+                return (run, state.isEmpty, state.targets, tracker)
+            }
+            tracker?.cancel()
+            guard let run else { return }
+            if empty {
+                run.stop()
+            } else {
+                run.observer.setTargets(targets)
+            }
+        }
+    }
+
+    private func startRun() throws -> Run {
+        let observer = SystemObserver(engine: NetlinkEngine(options: options), builder: builder)
+        let snapshots = try observer.engine.start()
+        let run = Run(observer: observer)
+        state.withLock { $0.run = run }
+        // The engine's stream is only a doorbell: each ring re-reads the engine's table on the
+        // run's queue, so a late-delivered snapshot can never take a subscriber back in time.
+        Task.detached { [self] in
+            for await _ in snapshots { run.ring { self.distribute(run) } }
+            self.engineEnded(run)
+        }
+        options.logger.debug("path source started", metadata: ["namespace": "\(options.namespace ?? "-")"])
+        return run
+    }
+
+    /// Evaluates the current state for every subscriber; runs on the run's queue.
+    private func distribute(_ run: Run) {
+        let (hosts, wantsTable) = state.withLock { ($0.run === run ? Array($0.hosts.values) : [], !$0.hosts.isEmpty) }
+        let reading = run.read(includingTable: wantsTable)
+        let deliveries = state.withLock { state -> [(SourceSink<NetworkPath>, NetworkPath)] in
+            guard state.run === run else { return [] }
+            var deliveries: [(SourceSink<NetworkPath>, NetworkPath)] = []
+            for id in state.paths.keys.sorted() {
+                guard var subscriber = state.paths[id], subscriber.last != nil else { continue }
+                let path = subscriber.evaluator.path(for: reading.state)
+                guard path != subscriber.last else { continue }
+                subscriber.last = path
+                state.paths[id] = subscriber
+                deliveries.append((subscriber.sink, path))
+            }
+            return deliveries
+        }
+        for (sink, path) in deliveries { sink.yield(path) }
+        for tracker in hosts { tracker.update(reading) }
+    }
+
+    /// The engine's stream ended without ``Run/stop()``: its thread failed. Ends every subscription.
+    private func engineEnded(_ run: Run) {
+        guard !run.isStopping else { return }
+        options.logger.error("netlink engine stopped unexpectedly; ending path subscriptions")
+        let (paths, hosts) = lifecycle.withLock { _ in
+            state.withLock { state -> ([SourceSink<NetworkPath>], [HostTracker]) in
+                guard state.run === run else { return ([], []) }
+                defer {
+                    state.run = nil
+                    state.paths = [:]
+                    state.hosts = [:]
+                }
+                return (state.paths.values.map(\.sink), Array(state.hosts.values))
+            }
+        }
+        run.stop()
+        let error = KernelPathSourceError.engineStopped
+        for sink in paths { sink.finish(throwing: error) }
+        for tracker in hosts { tracker.finish(throwing: error) }
+    }
+}
+
+extension KernelPathSource.State {
+    /// The policy targets the observer must resolve for the path subscribers.
+    var targets: [String] {
+        Array(Set(paths.values.compactMap(\.evaluator.policy.target))).sorted()
+    }
+}
+
+/// Why a ``KernelPathSource`` ended a subscription.
+public struct KernelPathSourceError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The netlink engine's thread stopped on its own (a failed `poll`); see the log.
+    public static let engineStopped = KernelPathSourceError(description: "the netlink engine stopped unexpectedly")
+
+    public let description: String
+}
+
+extension KernelPathSource {
+    /// One start-to-stop period of the engine and the queue its changes are evaluated on.
+    final class Run: Sendable {
+        let observer: SystemObserver
+        let queue = DispatchQueue(label: "netpath.kernel-path-source")
+        private let flags = Mutex<(pending: Bool, stopping: Bool)>((false, false))
+
+        init(observer: SystemObserver) {
+            self.observer = observer
+            queue.setSpecific(key: runKey, value: id)
+        }
+
+        private var id: Int { ObjectIdentifier(self).hashValue }
+
+        var isStopping: Bool { flags.withLock { $0.stopping } }
+
+        /// What one evaluation needs: the classified state and, for host lookups, the route table.
+        struct Reading: Sendable {
+            var state: SystemState
+            var table: KernelTable?
+        }
+
+        /// Reads the engine's current table and classifies it. Call on ``queue`` only: reads in
+        /// queue order are in kernel order.
+        func read(includingTable: Bool) -> Reading {
+            // Hold the table only as long as needed: while a copy is alive, the engine's next
+            // change copies the whole table (100,000 routes in a storm).
+            let snapshot: KernelSnapshot
+            var kept: KernelTable?
+            do {
+                let table = observer.engine.table()
+                snapshot = KernelSnapshot(
+                    links: table.links.values.sorted { $0.index < $1.index },
+                    addresses: table.addressesByInterface(),
+                    defaultRoutes: table.defaultRoutesByInterface(),
+                    routeCount: table.routeCount,
+                    cause: .update,
+                    statistics: observer.engine.statistics
+                )
+                if includingTable { kept = table }
+            }
+            return Reading(state: observer.update(from: snapshot).state, table: kept)
+        }
+
+        /// Schedules `work` on the queue unless it is already scheduled: a burst of snapshots
+        /// becomes one evaluation of the newest state.
+        func ring(_ work: @escaping @Sendable () -> Void) {
+            let schedule = flags.withLock { flags in
+                defer { flags.pending = true }
+                return !flags.pending
+            }
+            guard schedule else { return }
+            queue.async { [self] in
+                flags.withLock { $0.pending = false }
+                work()
+            }
+        }
+
+        /// Runs `body` on the queue and returns its result; inline when already on it (a sink
+        /// that subscribes again), which `sync` would deadlock on.
+        func onQueue<T: Sendable>(_ body: @Sendable () -> T) -> T {
+            if DispatchQueue.getSpecific(key: runKey) == id { return body() }
+            return queue.sync(execute: body)
+        }
+
+        /// Stops the engine: its thread is joined and its sockets closed before this returns.
+        func stop() {
+            flags.withLock { $0.stopping = true }
+            observer.stop()
+        }
+    }
+}
+
+// The key that tells a run's queue apart, so that `onQueue` can detect re-entrance.
+private let runKey = DispatchSpecificKey<Int>()

@@ -1,0 +1,45 @@
+/// Where a source sends the values that follow a subscription's initial value.
+///
+/// A ``PathSource`` or ``ReachabilitySource`` receives a sink when it is subscribed to, and calls
+/// ``yield(_:)`` for every later value and ``finish(throwing:)`` once if it can deliver no more.
+/// The consumer (``PathMonitor``, ``HostMonitor``, or your own code) decides what the sink does.
+///
+/// ```swift
+/// let sink = SourceSink<NetworkPath> { path in print("now", path.status) }
+/// let subscription = try KernelPathSource.shared.subscribe(to: .default, sink: sink)
+/// print("at first", subscription.initialValue.status)
+/// ```
+///
+/// - Important: a source calls a sink from one context at a time, in order, and never with a
+///   value older than the subscription's ``SourceSubscription/initialValue``. Calls may begin
+///   before `subscribe` has returned.
+public struct SourceSink<Value: Sendable>: Sendable {
+    private let onValue: @Sendable (Value) -> Void
+    private let onFinish: @Sendable ((any Error)?) -> Void
+
+    /// A sink that calls `onValue` with each value and `onFinish` when the source ends.
+    ///
+    /// - Parameters:
+    ///   - onFinish: called at most once, with the error that ended the source, or `nil`.
+    ///   - onValue: called with each value after the initial one.
+    public init(
+        onFinish: @escaping @Sendable ((any Error)?) -> Void = { _ in },
+        onValue: @escaping @Sendable (Value) -> Void
+    ) {
+        self.onValue = onValue
+        self.onFinish = onFinish
+    }
+
+    /// A sink that ignores everything: for a one-shot read of the initial value.
+    ///
+    /// ```swift
+    /// let now = try source.subscribe(to: .default, sink: .discarding).initialValue
+    /// ```
+    public static var discarding: SourceSink { SourceSink { _ in } }
+
+    /// Delivers a value that follows the ones before it.
+    public func yield(_ value: Value) { onValue(value) }
+
+    /// Tells the consumer that no more values will come, and why (`nil`: an orderly end).
+    public func finish(throwing error: (any Error)? = nil) { onFinish(error) }
+}

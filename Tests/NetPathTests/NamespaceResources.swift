@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+
+/// What this test process holds inside one network namespace: the threads that entered it and
+/// the netlink sockets opened there. A kernel path source in a namespace runs exactly one thread
+/// there and opens exactly two netlink sockets there, so these counts are exact even while
+/// other tests (in other namespaces) start and stop engines of their own.
+struct NamespaceResources: Equatable, CustomStringConvertible {
+    /// Entries of `/proc/self/task` whose network namespace is the test's.
+    var threads: Int
+    /// Entries of `/proc/self/fd` that are netlink sockets of the test's namespace.
+    var netlinkSockets: Int
+
+    var description: String { "\(threads) thread(s), \(netlinkSockets) netlink socket(s)" }
+
+    static let none = NamespaceResources(threads: 0, netlinkSockets: 0)
+
+    /// Counts them now.
+    static func of(_ namespace: NetworkNamespace) throws -> NamespaceResources {
+        var info = stat()
+        guard stat("/run/netns/\(namespace.name)", &info) == 0 else { throw TestFailure("no /run/netns/\(namespace.name)") }
+        let link = "net:[\(info.st_ino)]"
+        let manager = FileManager.default
+
+        let tasks = try manager.contentsOfDirectory(atPath: "/proc/self/task")
+        let threads = tasks.filter { (try? manager.destinationOfSymbolicLink(atPath: "/proc/self/task/\($0)/ns/net")) == link }.count
+
+        // /proc/net/netlink read from inside the namespace lists that namespace's netlink sockets.
+        let table = try Command.check(["ip", "netns", "exec", namespace.name, "cat", "/proc/net/netlink"])
+        let inodes = Set(table.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").last.map(String.init) })
+        let fds = try manager.contentsOfDirectory(atPath: "/proc/self/fd")
+        let sockets = fds.compactMap { try? manager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+            .filter { $0.hasPrefix("socket:[") && inodes.contains(String($0.dropFirst(8).dropLast())) }
+            .count
+        return NamespaceResources(threads: threads, netlinkSockets: sockets)
+    }
+
+    /// Polls (every 20 ms) until the namespace's resources equal `expected`, or fails at the deadline.
+    static func waitUntil(_ namespace: NetworkNamespace, are expected: NamespaceResources, timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        var seen = try of(namespace)
+        while seen != expected {
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("after \(timeout): \(seen) in \(namespace.name), expected \(expected)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            seen = try of(namespace)
+        }
+    }
+}
+
+/// A namespace with one uplink, `up0`, whose far end is in a second namespace so the test can
+/// take its carrier away: `up0` 192.0.2.10/24, default route via 192.0.2.1.
+struct Uplink {
+    let namespace: NetworkNamespace
+    let peer: NetworkNamespace
+
+    static func make(_ namespace: NetworkNamespace, peer: NetworkNamespace) throws -> Uplink {
+        try namespace.addVeth("up0", peer: "up0p", in: peer)
+        try namespace.ip("addr", "add", "192.0.2.10/24", "dev", "up0")
+        try namespace.ip("link", "set", "up0", "up")
+        try peer.ip("link", "set", "up0p", "up")
+        try namespace.ip("route", "add", "default", "via", "192.0.2.1", "dev", "up0")
+        return Uplink(namespace: namespace, peer: peer)
+    }
+
+    /// Takes the carrier away (the far end goes down) or gives it back.
+    func setCarrier(_ up: Bool) throws {
+        try peer.ip("link", "set", "up0p", up ? "up" : "down")
+    }
+}
