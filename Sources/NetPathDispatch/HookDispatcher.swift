@@ -86,6 +86,9 @@ public final class HookDispatcher: Sendable {
 
     /// Runs hooks until cancelled; then lets running hooks end (within their timeouts), drops
     /// what is still queued, and returns.
+    ///
+    /// - Important: Call it once per dispatcher: it consumes the dispatcher's single stream of
+    ///   subjects that need a worker.
     public func run() async {
         await withDiscardingTaskGroup { group in
             for await subject in subjects {
