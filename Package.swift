@@ -4,6 +4,8 @@
 //
 //   netpathd, netpathctl              thin executables
 //          |
+//   NetPathAgent                      the agent as a library: services, control socket, notify, metrics
+//          |
 //   NetPath                           public library: re-exports the model; PathMonitor
 //   NetPathDispatch                   hooks (discovery, trust, execution) and plugin dispatch
 //      |               \
@@ -27,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -66,6 +71,17 @@ let package = Package(
             dependencies: ["NetPathCore", "NetPathConfig", "NetPathLinux"]
         ),
         .target(
+            name: "NetPathAgent",
+            dependencies: [
+                "NetPath",
+                "NetPathDispatch",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .target(
             name: "NetPathTesting",
             dependencies: ["NetPathCore", "NetPath"]
         ),
@@ -73,6 +89,8 @@ let package = Package(
             name: "netpathctl",
             dependencies: [
                 "NetPath",
+                "NetPathAgent",
+                "NetPathDispatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -81,8 +99,13 @@ let package = Package(
             name: "netpathd",
             dependencies: [
                 "NetPath",
+                "NetPathAgent",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // A runnable PathMonitor / HostMonitor example: `swift run netpath-example`.
@@ -98,6 +121,7 @@ let package = Package(
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath", "TestSupport"]),
         .testTarget(name: "NetPathDispatchTests", dependencies: ["NetPathDispatch", "TestSupport"]),
         .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTesting", "TestSupport"]),
+        .testTarget(name: "NetPathAgentTests", dependencies: ["NetPathAgent", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -21,14 +21,24 @@ extension Netpathctl {
         var json = false
 
         func run() async throws {
-            try source.requireLocal()
-            let configuration = try config.load().configuration
-            let update = try await source.currentState(for: configuration)
-            let explanation = Explanation(state: update.state, configuration: configuration, time: update.time)
-            if json {
-                print(String(decoding: try JSONCoding.prettyEncoder().encode(explanation.report), as: UTF8.self))
+            if source.local {
+                let configuration = try config.load().configuration
+                let update = try await source.currentState(for: configuration)
+                let explanation = Explanation(state: update.state, configuration: configuration, time: update.time)
+                try output(text: explanation.text, report: explanation.report)
             } else {
-                print(explanation.text, terminator: "")
+                guard let reply = try source.connect().request(.explain).checked().explain else {
+                    throw AgentError(message: "the agent sent no explanation")
+                }
+                try output(text: reply.text, report: reply.report)
+            }
+        }
+
+        private func output(text: String, report: Explanation.Report) throws {
+            if json {
+                print(String(decoding: try JSONCoding.prettyEncoder().encode(report), as: UTF8.self))
+            } else {
+                print(text, terminator: "")
             }
         }
     }

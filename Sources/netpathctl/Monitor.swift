@@ -29,7 +29,7 @@ extension Netpathctl {
         var benchSnapshots = false
 
         func run() async throws {
-            try source.requireLocal()
+            guard source.local else { return try followAgent() }
             let configuration = try config.load().configuration
             let observer = source.observer(for: configuration)
             var tracker = PathTracker(policies: configuration.policies)
@@ -61,6 +61,24 @@ extension Netpathctl {
                 if !out.isEmpty { FileOutput.write(out) }
             }
         }
+    }
+}
+
+extension Netpathctl.Monitor {
+    /// Relays the running agent's events: the same JSON lines the agent sends, or their human form.
+    func followAgent() throws {
+        let client = try source.connect()
+        _ = try client.request(.monitor).checked()
+        FileOutput.write("monitoring netpathd on \(SourceOptions.socketPath(source.socket)); Ctrl-C to stop\n", to: 2)
+        let decoder = JSONDecoder()
+        while let line = try client.readLine() {
+            if json {
+                FileOutput.write(line + "\n")
+            } else if let event = try? decoder.decode(Event.self, from: Data(line.utf8)) {
+                FileOutput.write(EventRenderer.line(event) + "\n")
+            }
+        }
+        throw AgentError(message: "netpathd closed the connection (stopped or restarting)")
     }
 }
 

@@ -13,7 +13,7 @@ struct Netpathctl: AsyncParsableCommand {
             --local they compute the answer from the kernel directly, without an agent.
             """,
         version: "0.1.0",
-        subcommands: [Status.self, Monitor.self, Explain.self, CheckConfig.self, Simulate.self]
+        subcommands: [Status.self, Monitor.self, Explain.self, Hooks.self, Reload.self, CheckConfig.self, Simulate.self]
     )
 }
 
@@ -22,20 +22,40 @@ struct SourceOptions: ParsableArguments {
     @Flag(name: .long, help: "Compute from the kernel directly instead of asking netpathd.")
     var local = false
 
-    @Option(name: .long, help: ArgumentHelp("The agent's control socket.", valueName: "PATH"))
-    var socket = "/run/netpath/netpathd.sock"
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The agent's control socket (default: the configuration's control_socket).", valueName: "PATH")
+    )
+    var socket: String?
 
     @Option(name: .long, help: ArgumentHelp("Root of the sysfs tree used for classification (with --local).", valueName: "DIR"))
     var sysfsRoot = "/sys"
 
-    /// Fails with a clear message until the agent's control socket exists.
-    func requireLocal() throws {
-        guard local else {
-            throw ValidationError(
-                "no netpathd is answering on \(socket) (the agent's control socket is not available); use --local to compute from the kernel directly"
-            )
-        }
+    /// A connection to the running agent, or an error that suggests `--local`.
+    func connect() throws -> ControlClient {
+        try ControlClient(path: SourceOptions.socketPath(socket))
     }
+
+    /// The socket path: explicit, else the configuration's, else the default.
+    static func socketPath(_ explicit: String?) -> String {
+        if let explicit { return explicit }
+        if case .success(let loaded) = ConfigurationFile.load(path: nil) { return loaded.configuration.agent.controlSocket }
+        return Configuration.Agent().controlSocket
+    }
+}
+
+extension ControlReply {
+    /// The reply, or its error as a thrown failure (exit status 1).
+    func checked() throws -> ControlReply {
+        guard ok else { throw AgentError(message: error ?? "the agent refused the request") }
+        return self
+    }
+}
+
+/// An error the agent reported.
+struct AgentError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }
 
 /// `--config FILE`, shared by the commands that evaluate policies and rules.

@@ -17,22 +17,23 @@ extension Netpathctl {
         var json = false
 
         func run() async throws {
-            try source.requireLocal()
-            let configuration = try config.load().configuration
-            let update = try await source.currentState(for: configuration)
-            let paths = configuration.policies.map { PathEvaluator(policy: $0).path(for: update.state) }
+            let report: StatusReport
+            if source.local {
+                let configuration = try config.load().configuration
+                let update = try await source.currentState(for: configuration)
+                let paths = configuration.policies.map { PathEvaluator(policy: $0).path(for: update.state) }
+                report = StatusReport(interfaces: update.state.interfaces, paths: paths)
+            } else {
+                guard let status = try source.connect().request(.status).checked().status else {
+                    throw AgentError(message: "the agent sent no status")
+                }
+                report = status
+            }
             if json {
-                let report = StatusReport(interfaces: update.state.interfaces, paths: paths)
                 print(String(decoding: try JSONCoding.prettyEncoder().encode(report), as: UTF8.self))
             } else {
-                print(StatusRenderer.render(update.state, paths: paths), terminator: "")
+                print(StatusRenderer.render(SystemState(interfaces: report.interfaces), paths: report.paths), terminator: "")
             }
         }
     }
-}
-
-/// The `status --json` document.
-struct StatusReport: Codable {
-    var interfaces: [Interface]
-    var paths: [NetworkPath]
 }

@@ -35,17 +35,5 @@ enum StatusRenderer {
         return out
     }
 
-    /// Left-aligned columns separated by two spaces; the last column is not padded.
-    static func table(_ rows: [[String]]) -> String {
-        guard let columns = rows.map(\.count).max() else { return "" }
-        var widths = [Int](repeating: 0, count: columns)
-        for row in rows {
-            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
-        }
-        return rows.map { row in
-            row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
-    }
+    static func table(_ rows: [[String]]) -> String { TextTable.render(rows) }
 }

@@ -1,54 +1,86 @@
 import ArgumentParser
-import FoundationEssentials
+import Foundation
 import Logging
+import Metrics
 import NetPath
-import NetPathLinux
+import NetPathAgent
+import Prometheus
+import ServiceLifecycle
+import UnixSignals
 
 /// `netpathd`: the netpath agent.
-///
-/// For now it follows the kernel and logs every interface and path event; rules, hooks, plugins
-/// and the control socket arrive with their issues.
 @main
 struct Netpathd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "netpathd",
-        abstract: "The netpath agent: follows links, addresses and routes and reports path changes.",
+        abstract: "The netpath agent: follows links, addresses and routes, evaluates policies and rules, and runs hooks and plugins on every transition.",
+        discussion: """
+            Runs in the foreground (systemd Type=notify). SIGHUP reloads the configuration (an invalid
+            one is rejected and the old one stays); SIGTERM and SIGINT stop after running hooks finish
+            or time out. Without --config, reads \(ConfigurationFile.defaultPath) if it exists, else the
+            embedded default (see `netpathctl check-config`).
+            """,
         version: "0.1.0"
     )
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "FILE"))
+    var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel: Logger.Level = .info
 
+    @Option(name: .long, help: ArgumentHelp("Write every observed state to FILE, for `netpathctl simulate`.", valueName: "FILE"))
+    var record: String?
+
     @Option(name: .long, help: ArgumentHelp("Root of the sysfs tree used for classification.", valueName: "DIR"))
     var sysfsRoot = "/sys"
 
+    @Option(name: .long, help: ArgumentHelp("Serve the control socket here instead of the configured path.", valueName: "PATH"))
+    var controlSocket: String?
+
+    @Option(name: .long, help: ArgumentHelp("Follow this named network namespace (/run/netns/NAME) instead of our own.", valueName: "NAME"))
+    var namespace: String?
+
     func run() async throws {
+        let level = logLevel
+        let environment = ProcessInfo.processInfo.environment
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel
+            handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "netpathd")
-        let observer = SystemObserver(
-            engine: NetlinkEngine(options: .init(logger: Logger(label: "netpath.netlink"))),
-            builder: SystemStateBuilder(sysfs: SysfsReader(root: sysfsRoot))
-        )
-        var tracker = PathTracker(policies: [.default])
-        var started = false
-        for await update in try observer.start() {
-            let events =
-                started ? tracker.update(to: update.state, at: update.time) : tracker.start(with: update.state, at: update.time)
-            started = true
-            for event in events {
-                logger.info(
-                    "\(event.scope.rawValue) \(event.name.rawValue)",
-                    metadata: [
-                        "interface": "\(event.interface ?? "")",
-                        "policy": "\(event.policy ?? "")",
-                        "startup": "\(event.startup)",
-                    ]
+        let agent: Agent
+        do {
+            agent = try Agent(
+                options: AgentOptions(
+                    configPath: config,
+                    recordPath: record,
+                    sysfsRoot: sysfsRoot,
+                    namespace: namespace,
+                    environment: environment,
+                    controlSocketPath: controlSocket,
+                    logger: logger
                 )
-            }
+            )
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\nnetpathd: not started: the configuration has errors\n".utf8))
+            throw ExitCode(1)
+        }
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: agent.metricsRegistry))
+
+        let reloads = Task {
+            for await _ in await UnixSignalsSequence(trapping: .sighup) { agent.reload() }
+        }
+        defer { reloads.cancel() }
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: agent)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        do {
+            try await group.run()
+        } catch {
+            logger.critical("netpathd stopped: \(error)")
+            throw ExitCode(1)
         }
     }
 }

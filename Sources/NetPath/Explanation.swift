@@ -1,14 +1,18 @@
 import FoundationEssentials
-import NetPath
+import NetPathConfig
+import NetPathCore
 
-/// What `explain` says about one state under one configuration, as text and as JSON.
-struct Explanation {
-    let configuration: Configuration
-    let evaluations: [(PathPolicy, PathEvaluation)]
+/// What `netpathctl explain` says about one state under one configuration, as text and as JSON.
+///
+/// The agent and the command-line tool share it, so `explain` reads the same with or without
+/// `--local`.
+public struct Explanation: Sendable {
+    public let configuration: Configuration
+    public let evaluations: [(PathPolicy, PathEvaluation)]
     /// The current state as events: what a rule would see at startup.
-    let events: [Event]
+    public let events: [Event]
 
-    init(state: SystemState, configuration: Configuration, time: Date) {
+    public init(state: SystemState, configuration: Configuration, time: Date) {
         self.configuration = configuration
         evaluations = configuration.policies.map { ($0, PathEvaluator(policy: $0).evaluate(state)) }
         var tracker = PathTracker(policies: configuration.policies)
@@ -17,7 +21,8 @@ struct Explanation {
 
     // MARK: Text
 
-    var text: String {
+    /// The human form.
+    public var text: String {
         var out = ""
         for (policy, evaluation) in evaluations {
             out += "Policy \"\(policy.name)\" (\(Self.summary(policy)))\n"
@@ -33,7 +38,7 @@ struct Explanation {
                 rows.append(["    " + mark, verdict.interface.name, verdict.interface.type.rawValue, why, verdict.detail])
                 if case .rejected = verdict.outcome {} else { ahead = verdict }
             }
-            out += StatusRenderer.table(rows)
+            out += TextTable.render(rows)
             out += "\n"
         }
         out += configuration.isDispatcherMode
@@ -48,7 +53,7 @@ struct Explanation {
                     let verdict = matcher.explain(event)[index]
                     rows.append(["    " + (verdict.matched ? "✓" : "✗"), Self.label(event), verdict.reason])
                 }
-                out += StatusRenderer.table(rows)
+                out += TextTable.render(rows)
             }
         }
         return out
@@ -92,44 +97,46 @@ struct Explanation {
 
     // MARK: JSON
 
-    struct Report: Encodable {
-        struct Policy: Encodable {
-            var policy: PathPolicy
-            var path: NetworkPath
-            var interfaces: [Verdict]
+    /// The JSON form.
+    public struct Report: Codable, Sendable {
+        public struct Policy: Codable, Sendable {
+            public var policy: PathPolicy
+            public var path: NetworkPath
+            public var interfaces: [Verdict]
         }
 
-        struct Verdict: Encodable {
-            var name: String
-            var index: Int32
-            var type: InterfaceType
-            var outcome: String
-            var rank: Int?
-            var reason: String
-            var detail: String
+        public struct Verdict: Codable, Sendable {
+            public var name: String
+            public var index: Int32
+            public var type: InterfaceType
+            public var outcome: String
+            public var rank: Int?
+            public var reason: String
+            public var detail: String
         }
 
-        struct RuleReport: Encodable {
-            var rule: String?
-            var events: [EventVerdict]
+        public struct RuleReport: Codable, Sendable {
+            public var rule: String?
+            public var events: [EventVerdict]
         }
 
-        struct EventVerdict: Encodable {
-            var event: String
-            var scope: String
-            var interface: String?
-            var policy: String?
-            var matched: Bool
-            var criterion: String?
-            var reason: String
-            var target: String?
+        public struct EventVerdict: Codable, Sendable {
+            public var event: String
+            public var scope: String
+            public var interface: String?
+            public var policy: String?
+            public var matched: Bool
+            public var criterion: String?
+            public var reason: String
+            public var target: String?
         }
 
-        var policies: [Policy]
-        var rules: [RuleReport]
+        public var policies: [Policy]
+        public var rules: [RuleReport]
     }
 
-    var report: Report {
+    /// The JSON form's value.
+    public var report: Report {
         let policies = evaluations.map { policy, evaluation in
             Report.Policy(
                 policy: policy,

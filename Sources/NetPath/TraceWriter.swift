@@ -1,13 +1,14 @@
 import FoundationEssentials
 import Glibc
-import NetPath
+import NetPathCore
 
 /// Appends trace records to a file, one line each, written through at once so that a trace cut
-/// short by Ctrl-C is still valid up to its last line.
-final class TraceWriter {
+/// short by Ctrl-C or a crash is still valid up to its last line.
+public final class TraceWriter {
     private let fd: Int32
 
-    init(path: String) throws {
+    /// Creates (or truncates) `path` and writes the header.
+    public init(path: String) throws {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TraceWriterError(path: path, reason: String(cString: strerror(errno))) }
         try write(Trace.header + "\n")
@@ -15,7 +16,8 @@ final class TraceWriter {
 
     deinit { close(fd) }
 
-    func append(_ record: Trace.Record) throws {
+    /// Appends one record.
+    public func append(_ record: Trace.Record) throws {
         try write(try Trace.line(record) + "\n")
     }
 
@@ -33,8 +35,9 @@ final class TraceWriter {
     }
 }
 
-struct TraceWriterError: Error, CustomStringConvertible {
-    var path: String
-    var reason: String
-    var description: String { "cannot write the trace \(path): \(reason)" }
+/// A trace file could not be written.
+public struct TraceWriterError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "cannot write the trace \(path): \(reason)" }
 }

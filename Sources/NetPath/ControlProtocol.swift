@@ -1,0 +1,107 @@
+import NetPathCore
+
+/// The protocol of netpathd's control socket (`/run/netpath/netpathd.sock`): JSON lines over a
+/// Unix stream socket. A client writes one ``ControlRequest`` line and reads one
+/// ``ControlReply`` line; after a `monitor` request the reply is followed by one event object
+/// per line (design.md's event JSON) until either side closes.
+///
+/// Requests are at most ``ControlProtocol/maximumRequestBytes`` long; anything else gets an
+/// error reply.
+public enum ControlProtocol {
+    /// The longest request line the agent reads; longer ones are refused without being buffered.
+    public static let maximumRequestBytes = 4096
+}
+
+/// What a client asks.
+public enum ControlCommand: String, Codable, Sendable, CaseIterable {
+    /// Interfaces and paths (`netpathctl status`).
+    case status
+    /// The policy and rule verdicts (`netpathctl explain`).
+    case explain
+    /// Stream events (`netpathctl monitor`).
+    case monitor
+    /// Reload the configuration; only root may.
+    case reload
+    /// The hooks found and whether each is accepted (`netpathctl hooks`).
+    case hooks
+}
+
+/// One request line.
+public struct ControlRequest: Codable, Sendable, Equatable {
+    public var command: ControlCommand
+
+    public init(_ command: ControlCommand) {
+        self.command = command
+    }
+}
+
+/// The `status` document, also what `netpathctl status --json` prints.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public var interfaces: [Interface]
+    public var paths: [NetworkPath]
+
+    public init(interfaces: [Interface], paths: [NetworkPath]) {
+        self.interfaces = interfaces
+        self.paths = paths
+    }
+}
+
+/// One file in the hooks directory, as `netpathctl hooks` shows it.
+public struct HookReport: Codable, Sendable, Equatable {
+    public var name: String
+    /// `accepted`, `refused` or `ignored`.
+    public var status: String
+    /// Why it was refused or ignored.
+    public var reason: String?
+
+    public init(name: String, status: String, reason: String? = nil) {
+        self.name = name
+        self.status = status
+        self.reason = reason
+    }
+}
+
+/// The `explain` answer: the text as the agent renders it, and the JSON report.
+public struct ExplainReply: Codable, Sendable {
+    public var text: String
+    public var report: Explanation.Report
+
+    public init(text: String, report: Explanation.Report) {
+        self.text = text
+        self.report = report
+    }
+}
+
+/// One reply line. Exactly one of the payloads is set when ``ok`` is true; ``error`` when false.
+public struct ControlReply: Codable, Sendable {
+    public var ok: Bool
+    public var error: String?
+    public var status: StatusReport?
+    public var explain: ExplainReply?
+    public var hooks: [HookReport]?
+    /// For `reload`: the configuration now in force.
+    public var configuration: String?
+    /// For `monitor`: events follow, one per line.
+    public var monitoring: Bool?
+
+    public init(
+        ok: Bool,
+        error: String? = nil,
+        status: StatusReport? = nil,
+        explain: ExplainReply? = nil,
+        hooks: [HookReport]? = nil,
+        configuration: String? = nil,
+        monitoring: Bool? = nil
+    ) {
+        self.ok = ok
+        self.error = error
+        self.status = status
+        self.explain = explain
+        self.hooks = hooks
+        self.configuration = configuration
+        self.monitoring = monitoring
+    }
+
+    /// A failure reply.
+    public static func failure(_ message: String) -> ControlReply { ControlReply(ok: false, error: message) }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Logging
+import NetPath
+import NetPathDispatch
+import NetPathLinux
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+
+/// The netpath agent: follows the kernel, evaluates policies and rules, and dispatches each
+/// transition to hooks, in-process plugins and `monitor` clients.
+///
+/// A swift-service-lifecycle `Service`: run it in a `ServiceGroup` with graceful shutdown on
+/// SIGTERM/SIGINT, and call ``reload()`` on SIGHUP.
+///
+/// ```swift
+/// let agent = try Agent(options: AgentOptions(logger: logger))
+/// let group = ServiceGroup(services: [agent], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+/// try await group.run()
+/// ```
+///
+/// Data flows one way through its main loop: kernel snapshot → ``SystemState`` →
+/// ``PathTracker`` (events) → `Settler` (hold-down) → `RuleMatcher` → hook dispatcher, plugins,
+/// control-socket monitors and metrics. The loop is the only place that mutates that state;
+/// kernel updates, settle deadlines and reload requests all reach it as inputs on one stream.
+public final class Agent: Service, Sendable {
+    /// Why the agent could not start.
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    enum Input: Sendable {
+        case update(KernelSnapshot)
+        case ended
+        case tick
+        case reload(@Sendable (ControlReply) -> Void)
+    }
+
+    public let options: AgentOptions
+    private let initial: ConfigurationFile.Loaded
+    private let inputs: AsyncStream<Input>
+    private let input: AsyncStream<Input>.Continuation
+    private let snapshot = Mutex(AgentSnapshot())
+    let metrics = AgentMetrics()
+    private let notifier: SystemdNotifier
+
+    /// Loads and validates the configuration; an invalid one fails here, before anything starts.
+    public init(options: AgentOptions) throws(ConfigurationFile.Failure) {
+        self.options = options
+        initial = try ConfigurationFile.load(path: options.configPath).get()
+        (inputs, input) = AsyncStream.makeStream(of: Input.self)
+        notifier = SystemdNotifier(environment: options.environment)
+    }
+
+    /// Re-reads the configuration; an invalid one is logged and the current one stays in force.
+    public func reload() {
+        input.yield(.reload({ _ in }))
+    }
+
+    /// The Prometheus exposition text (what `/metrics` serves).
+    public func metricsText() -> String { metrics.text() }
+
+    /// The registry `/metrics` serves: an executable may bootstrap swift-metrics with it
+    /// (`PrometheusMetricsFactory(registry:)`) so that libraries' metrics appear there too.
+    public var metricsRegistry: PrometheusCollectorRegistry { metrics.registry }
+
+    public func run() async throws {
+        let logger = options.logger
+        let configuration = initial.configuration
+        for warning in configuration.warnings { logger.warning("\(warning)") }
+        logger.info("configuration loaded", metadata: ["source": .string(initial.source)])
+
+        let engine = NetlinkEngine(options: .init(namespace: options.namespace, logger: logger))
+        let observer = SystemObserver(
+            engine: engine,
+            builder: SystemStateBuilder(
+                classifier: InterfaceClassifier(overrides: configuration.interfaces),
+                sysfs: SysfsReader(root: options.sysfsRoot),
+                resolvConfPath: options.resolvConfPath
+            ),
+            targets: configuration.policies.compactMap(\.target)
+        )
+        let hooks = HookDispatcher(
+            directory: HookDirectory(path: configuration.agent.hooksDirectory, logger: logger),
+            runner: HookRunner(logger: logger),
+            logger: logger
+        )
+        let control = ControlServer(
+            path: options.controlSocketPath ?? configuration.agent.controlSocket,
+            logger: logger,
+            answer: { [self] command in Self.answer(command, currentSnapshot, hooks: hooks) },
+            reload: { [input] reply in input.yield(.reload(reply)) }
+        )
+        do {
+            try control.start()
+        } catch {
+            throw StartError(description: "control socket: \(error)")
+        }
+        defer { control.stop() }
+        let metricsServer = configuration.agent.metrics.isEmpty
+            ? nil
+            : MetricsServer(address: configuration.agent.metrics, logger: logger) { [self] in
+                metrics.update(engine: engine.statistics, hooks: hooks.statistics)
+                return metrics.text()
+            }
+        do {
+            try metricsServer?.start()
+        } catch {
+            throw StartError(description: "metrics: \(error)")
+        }
+        defer { metricsServer?.stop() }
+        let recorder: TraceWriter?
+        do {
+            recorder = try options.recordPath.map { try TraceWriter(path: $0) }
+        } catch {
+            throw StartError(description: "\(error)")
+        }
+
+        let snapshots: AsyncStream<KernelSnapshot>
+        do {
+            snapshots = try engine.start()
+        } catch {
+            throw StartError(description: "\(error)")
+        }
+        defer { engine.stop() }
+
+        let loop = MainLoop(
+            agent: self,
+            configuration: configuration,
+            source: initial.source,
+            observer: observer,
+            hooks: hooks,
+            control: control,
+            recorder: recorder
+        )
+        try await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await hooks.run() }
+                group.addTask { [input] in
+                    for await snapshot in snapshots { input.yield(.update(snapshot)) }
+                    input.yield(.ended)
+                }
+                if let interval = Self.watchdogInterval(options.environment) {
+                    group.addTask { [notifier] in
+                        // Pings only while the engine thread is alive: a wedged engine lets
+                        // systemd's watchdog restart the agent.
+                        while !Task.isCancelled {
+                            if engine.isRunning { notifier.notify(["WATCHDOG=1"]) }
+                            try? await Task.sleep(for: interval)
+                        }
+                    }
+                }
+                await loop.run(inputs)
+                group.cancelAll()
+            }
+        } onGracefulShutdown: { [notifier] in
+            logger.info("stopping")
+            notifier.notify(["STOPPING=1", "STATUS=stopping"])
+            engine.stop()
+        }
+        logger.info("stopped")
+    }
+
+    /// Half of `WATCHDOG_USEC`, when systemd asks for pings (and, if given, for this process).
+    static func watchdogInterval(_ environment: [String: String]) -> Duration? {
+        guard let text = environment["WATCHDOG_USEC"], let usec = UInt64(text), usec > 0 else { return nil }
+        if let pid = environment["WATCHDOG_PID"], let value = Int32(pid), value != getpid() { return nil }
+        return .microseconds(Int64(usec / 2))
+    }
+
+    static func answer(_ command: ControlCommand, _ snapshot: AgentSnapshot, hooks: HookDispatcher) -> ControlReply {
+        switch command {
+        case .status: return ControlReply(ok: true, status: snapshot.status)
+        case .explain: return ControlReply(ok: true, explain: snapshot.explain)
+        case .hooks: return ControlReply(ok: true, hooks: hooks.directory.entries().map(HookReport.init))
+        case .monitor, .reload: return .failure("\(command.rawValue) is not answered here")
+        }
+    }
+
+    // MARK: - Used by the main loop
+
+    var currentSnapshot: AgentSnapshot { snapshot.withLock { $0 } }
+
+    func publish(_ update: (inout AgentSnapshot) -> Void) {
+        snapshot.withLock { update(&$0) }
+    }
+
+    func notify(_ lines: [String]) {
+        notifier.notify(lines)
+    }
+
+    var notifierEnabled: Bool { notifier.isEnabled }
+
+    func schedule(_ input: Input, at deadline: ContinuousClock.Instant) -> Task<Void, Never> {
+        Task { [self] in
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            if !Task.isCancelled { self.input.yield(input) }
+        }
+    }
+}
+
+extension HookReport {
+    /// The control-protocol form of a hooks-directory entry.
+    public init(_ entry: HookEntry) {
+        switch entry.status {
+        case .accepted: self.init(name: entry.name, status: "accepted")
+        case .refused(let refusal): self.init(name: entry.name, status: "refused", reason: refusal.description)
+        case .ignored(let reason): self.init(name: entry.name, status: "ignored", reason: reason.description)
+        }
+    }
+}

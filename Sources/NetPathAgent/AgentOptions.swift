@@ -1,0 +1,46 @@
+import Logging
+import NetPath
+
+/// How to run the agent: where its configuration and inputs come from.
+public struct AgentOptions: Sendable {
+    /// The configuration file; `nil` means `/etc/netpath/netpath.toml` if it exists, else the
+    /// embedded default.
+    public var configPath: String?
+    /// Also write every observed state to this trace file (`netpathd --record`).
+    public var recordPath: String?
+    /// The sysfs tree classification reads.
+    public var sysfsRoot: String
+    /// Where DNS servers come from.
+    public var resolvConfPath: String
+    /// Follow this named network namespace instead of the agent's own (tests, containers).
+    public var namespace: String?
+    /// The process environment: `NOTIFY_SOCKET`, `WATCHDOG_USEC`, `WATCHDOG_PID`.
+    public var environment: [String: String]
+    /// Overrides the configuration's control socket path (tests run several agents).
+    public var controlSocketPath: String?
+    /// How long `READY=1` may wait for the startup events' hooks before it is sent anyway.
+    public var readyWaitLimit: Duration
+    public var logger: Logger
+
+    public init(
+        configPath: String? = nil,
+        recordPath: String? = nil,
+        sysfsRoot: String = "/sys",
+        resolvConfPath: String = "/etc/resolv.conf",
+        namespace: String? = nil,
+        environment: [String: String] = [:],
+        controlSocketPath: String? = nil,
+        readyWaitLimit: Duration = .seconds(45),
+        logger: Logger = Logger(label: "netpathd")
+    ) {
+        self.configPath = configPath
+        self.recordPath = recordPath
+        self.sysfsRoot = sysfsRoot
+        self.resolvConfPath = resolvConfPath
+        self.namespace = namespace
+        self.environment = environment
+        self.controlSocketPath = controlSocketPath
+        self.readyWaitLimit = readyWaitLimit
+        self.logger = logger
+    }
+}

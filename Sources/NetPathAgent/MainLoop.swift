@@ -1,0 +1,236 @@
+import Foundation
+import Glibc
+import Logging
+import NetPath
+import NetPathDispatch
+import NetPathLinux
+
+/// The agent's single writer: takes inputs one at a time and carries out what the pure parts
+/// (``PathTracker``, `Settler`, `RuleMatcher`) decide.
+final class MainLoop {
+    private let agent: Agent
+    private var configuration: Configuration
+    private var source: String
+    private let observer: SystemObserver
+    private let hooks: HookDispatcher
+    private let control: ControlServer
+    private let recorder: TraceWriter?
+    private var logger: Logger { agent.options.logger }
+
+    private var tracker: PathTracker
+    private var settler: Settler
+    private var matcher: RuleMatcher
+    private var lastSnapshot: KernelSnapshot?
+    private var lastUpdate: SystemUpdate?
+    private var timer: Task<Void, Never>?
+    private var timerDeadline: ContinuousClock.Instant?
+
+    init(
+        agent: Agent,
+        configuration: Configuration,
+        source: String,
+        observer: SystemObserver,
+        hooks: HookDispatcher,
+        control: ControlServer,
+        recorder: TraceWriter?
+    ) {
+        self.agent = agent
+        self.configuration = configuration
+        self.source = source
+        self.observer = observer
+        self.hooks = hooks
+        self.control = control
+        self.recorder = recorder
+        tracker = PathTracker(policies: configuration.policies)
+        settler = Settler(window: configuration.agent.settle)
+        matcher = RuleMatcher(configuration: configuration)
+    }
+
+    func run(_ inputs: AsyncStream<Agent.Input>) async {
+        defer { timer?.cancel() }
+        for await input in inputs {
+            switch input {
+            case .update(let snapshot):
+                if lastSnapshot == nil {
+                    await start(with: snapshot)
+                } else {
+                    apply(snapshot)
+                }
+            case .tick:
+                timerDeadline = nil
+                dispatch(settler.tick(at: .now))
+            case .reload(let reply):
+                reply(reload())
+            case .ended:
+                // Held events are the final state of their subjects: dispatch them before stopping.
+                dispatch(settler.flush())
+                return
+            }
+            scheduleTick()
+        }
+    }
+
+    // MARK: Startup
+
+    private func start(with snapshot: KernelSnapshot) async {
+        lastSnapshot = snapshot
+        let update = observer.update(from: snapshot)
+        lastUpdate = update
+        record(update)
+        let startup = tracker.start(with: update.state, at: update.time)
+        if configuration.agent.startupEvents {
+            // Startup events bypass settle (there is no burst to collapse) but teach it the state.
+            dispatch(settler.receive(startup, at: .now))
+        } else {
+            settler.remember(startup)
+        }
+        publish(update)
+        // READY=1 means: the state is loaded and its startup events have been dispatched. Their
+        // hooks get a bounded time, so one hung hook cannot keep systemd waiting forever.
+        let waited = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { [hooks] in
+                await hooks.waitUntilIdle()
+                return true
+            }
+            group.addTask { [limit = agent.options.readyWaitLimit] in
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !waited { logger.warning("startup hooks still running after \(agent.options.readyWaitLimit); reporting ready anyway") }
+        agent.notify(["READY=1", "STATUS=\(statusLine)"])
+        logger.notice("ready", metadata: ["status": .string(statusLine)])
+    }
+
+    // MARK: Updates
+
+    private func apply(_ snapshot: KernelSnapshot) {
+        lastSnapshot = snapshot
+        let update = observer.update(from: snapshot)
+        lastUpdate = update
+        record(update)
+        let events = tracker.update(to: update.state, at: update.time)
+        dispatch(settler.receive(events, at: .now))
+        publish(update)
+    }
+
+    private func record(_ update: SystemUpdate) {
+        guard let recorder else { return }
+        do {
+            try recorder.append(Trace.Record(time: update.time, state: update.state))
+        } catch {
+            logger.error("cannot record the trace: \(error)")
+        }
+    }
+
+    private func publish(_ update: SystemUpdate?) {
+        let state = tracker.state
+        let paths = tracker.paths
+        let configuration = configuration
+        let source = source
+        agent.publish { snapshot in
+            snapshot.state = state
+            snapshot.paths = paths
+            snapshot.configuration = configuration
+            snapshot.configurationSource = source
+            if let update { snapshot.time = update.time }
+        }
+        agent.metrics.record(paths: paths)
+    }
+
+    private var statusLine: String {
+        var snapshot = AgentSnapshot()
+        snapshot.paths = tracker.paths
+        return snapshot.statusLine
+    }
+
+    // MARK: Dispatch
+
+    private func dispatch(_ events: [Event]) {
+        guard !events.isEmpty else { return }
+        for event in events {
+            let targets = matcher.targets(for: event)
+            let hookTargets = targets.compactMap { target -> HookTarget? in
+                switch target.hooks {
+                case .all: return HookTarget(rule: target.rule, hooks: .all, timeout: target.timeout)
+                case .named(let names) where names.isEmpty: return nil
+                case .named(let names): return HookTarget(rule: target.rule, hooks: .named(names), timeout: target.timeout)
+                }
+            }
+            // Even with no target, the dispatcher sees the event: it makes older queued events
+            // of the same subject obsolete.
+            hooks.dispatch(event, to: hookTargets)
+            if let line = try? JSONCoding.line(event) { control.broadcast(line) }
+            agent.metrics.record(event)
+            logger.info(
+                "\(event.scope.rawValue) \(event.name.rawValue)",
+                metadata: [
+                    "interface": .string(event.interface ?? ""),
+                    "policy": .string(event.policy ?? ""),
+                    "rules": .string(targets.compactMap(\.rule).joined(separator: ",")),
+                ]
+            )
+        }
+        if agent.notifierEnabled { agent.notify(["STATUS=\(statusLine)"]) }
+    }
+
+    private func scheduleTick() {
+        guard let deadline = settler.nextDeadline else { return }
+        if let pending = timerDeadline, pending <= deadline { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        timer = agent.schedule(.tick, at: deadline)
+    }
+
+    // MARK: Reload
+
+    private func reload() -> ControlReply {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let monotonicMicroseconds = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+        agent.notify(["RELOADING=1", "MONOTONIC_USEC=\(monotonicMicroseconds)", "STATUS=reloading"])
+        defer { agent.notify(["READY=1", "STATUS=\(statusLine)"]) }
+
+        let loaded: ConfigurationFile.Loaded
+        switch ConfigurationFile.load(path: agent.options.configPath) {
+        case .failure(let failure):
+            for line in failure.description.split(separator: "\n") { logger.error("\(line)") }
+            logger.error("reload rejected: the configuration in force is unchanged")
+            return .failure("reload rejected; the configuration in force is unchanged:\n\(failure)")
+        case .success(let value):
+            loaded = value
+        }
+        let new = loaded.configuration
+        for warning in new.warnings { logger.warning("\(warning)") }
+        for (name, old, changed) in [
+            ("hooks_dir", configuration.agent.hooksDirectory, new.agent.hooksDirectory),
+            ("control_socket", configuration.agent.controlSocket, new.agent.controlSocket),
+            ("metrics", configuration.agent.metrics, new.agent.metrics),
+        ] where old != changed {
+            logger.warning("\(name) changed from \"\(old)\" to \"\(changed)\": this takes effect when netpathd restarts")
+        }
+
+        // Held events belong to the old rules' time: dispatch them before switching.
+        dispatch(settler.flush())
+        configuration = new
+        source = loaded.source
+        matcher = RuleMatcher(configuration: new)
+        settler = Settler(window: new.agent.settle)
+        settler.remember(tracker.start(with: tracker.state, at: Date()))
+        observer.setOverrides(new.interfaces)
+        observer.setTargets(new.policies.compactMap(\.target))
+        var events = tracker.setPolicies(new.policies, at: Date())
+        // New overrides may change types or metered flags now, not at the next kernel change.
+        if let lastSnapshot {
+            let update = observer.update(from: lastSnapshot)
+            events += tracker.update(to: update.state, at: Date())
+        }
+        dispatch(settler.receive(events, at: .now))
+        publish(nil)
+        logger.notice("configuration reloaded", metadata: ["source": .string(loaded.source)])
+        return ControlReply(ok: true, configuration: loaded.source)
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Logging
+import NetPath
+import NetPathAgent
+import NetPathDispatch
+
+extension Netpathctl {
+    struct Hooks: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the files in the hooks directory: accepted, refused (and why) or ignored.",
+            discussion: """
+                A hook runs only if it is a regular executable file owned by root (or netpathd's own
+                user), not writable by group or others, not setuid/setgid, in a directory not
+                writable by group or others. Dotfiles, backups (~) and package-manager leftovers
+                (.dpkg-*, .rpm*) are ignored.
+                """
+        )
+
+        @OptionGroup var source: SourceOptions
+        @OptionGroup var config: ConfigOptions
+
+        @Flag(name: .long, help: "Print JSON instead of a table.")
+        var json = false
+
+        func run() throws {
+            let reports: [HookReport]
+            let directory: String
+            if source.local {
+                let configuration = try config.load().configuration
+                directory = configuration.agent.hooksDirectory
+                var logger = Logger(label: "netpathctl")
+                logger.logLevel = .critical
+                reports = HookDirectory(path: directory, logger: logger).entries().map(HookReport.init)
+            } else {
+                guard let hooks = try source.connect().request(.hooks).checked().hooks else {
+                    throw AgentError(message: "the agent sent no hook list")
+                }
+                reports = hooks
+                directory = "netpathd's hooks directory"
+            }
+            if json {
+                print(String(decoding: try JSONCoding.prettyEncoder().encode(reports), as: UTF8.self))
+                return
+            }
+            if reports.isEmpty {
+                print("no hooks in \(directory)")
+                return
+            }
+            var rows = [["HOOK", "STATUS", "WHY"]]
+            for report in reports { rows.append([report.name, report.status, report.reason ?? ""]) }
+            print(TextTable.render(rows), terminator: "")
+        }
+    }
+
+    struct Reload: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask netpathd to reload its configuration (root only).",
+            discussion: "An invalid configuration is rejected with its errors and the one in force stays. Same as `systemctl reload netpathd` or SIGHUP."
+        )
+
+        @Option(name: .long, help: ArgumentHelp("The agent's control socket.", valueName: "PATH"))
+        var socket: String?
+
+        func run() throws {
+            let reply = try ControlClient(path: SourceOptions.socketPath(socket)).request(.reload).checked()
+            print("reloaded: \(reply.configuration ?? "configuration")")
+        }
+    }
+}
+

@@ -1,0 +1,87 @@
+import Foundation
+import NetPathCore
+import TestSupport
+
+/// A real `netpathd` process in a namespace with its own config, hooks directory and control
+/// socket, and a fake systemd listening: what the agent tests drive.
+final class AgentHarness: @unchecked Sendable {
+    // @unchecked: set up once, then only read; the process handle is thread-safe for signals.
+    let directory: URL
+    let hooks: URL
+    let configFile: URL
+    let socketPath: String
+    let hookLog: URL
+    let notify: NotifySocket
+    let process: RunningProcess
+    let stderr = Recorder<String>()
+
+    /// A hook that appends "RULE EVENT INTERFACE STARTUP" per run to `log`. The path is written
+    /// into the script: a hook run through its file descriptor cannot find its own directory.
+    static func recordingHook(log: String) -> String {
+        """
+        #!/bin/sh
+        echo "${NETPATH_RULE:--} $2 ${1:--} ${NETPATH_STARTUP:-0}" >> \(log)
+        """
+    }
+
+    /// Starts the agent in `namespace` with `config` (a `hooks_dir` line is added).
+    init(namespace: NetworkNamespace, config: String, environment: [String: String] = [:], arguments: [String] = []) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("np-agent-\(UUID().uuidString.prefix(8))")
+        hooks = directory.appendingPathComponent("hooks.d")
+        try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
+        chmod(directory.path, 0o755)
+        chmod(hooks.path, 0o755)
+        hookLog = directory.appendingPathComponent("hook.log")
+        let hook = hooks.appendingPathComponent("10-record")
+        try Self.recordingHook(log: hookLog.path).write(to: hook, atomically: true, encoding: .utf8)
+        chmod(hook.path, 0o755)
+        socketPath = directory.appendingPathComponent("run/netpathd.sock").path
+        configFile = directory.appendingPathComponent("netpath.toml")
+        try Self.config(config, hooks: hooks.path).write(to: configFile, atomically: true, encoding: .utf8)
+        notify = try await NotifySocket()
+        process = try RunningProcess(
+            ["ip", "netns", "exec", namespace.name, BuiltProducts.path("netpathd"), "--config", configFile.path, "--control-socket", socketPath] + arguments,
+            environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { $1 }
+        )
+        await stderr.record(process.stderrLines)
+    }
+
+    static func config(_ body: String, hooks: String) -> String {
+        body.contains("[agent]")
+            ? body.replacingOccurrences(of: "[agent]", with: "[agent]\nhooks_dir = \"\(hooks)\"")
+            : "[agent]\nhooks_dir = \"\(hooks)\"\n" + body
+    }
+
+    /// Rewrites the configuration file (for reload tests).
+    func rewriteConfig(_ body: String) throws {
+        try Self.config(body, hooks: hooks.path).write(to: configFile, atomically: true, encoding: .utf8)
+    }
+
+    /// Waits for `READY=1`.
+    func awaitReady() async throws {
+        _ = try await notify.messages.next("READY=1 from netpathd") { $0 == "READY=1" }
+    }
+
+    /// The hook log's lines so far.
+    func hookRuns() -> [String] {
+        ((try? String(contentsOf: hookLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Waits until the hook log has a line satisfying `predicate`; bounded by a deadline, checked
+    /// whenever the agent logs (each dispatch and each hook run logs a line).
+    func awaitHookRun(_ what: String, count: Int = 1, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (String) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while hookRuns().filter(predicate).count < count {
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("timed out waiting for a hook run: \(what); runs so far: \(hookRuns())")
+            }
+            _ = try? await stderr.next("agent log activity", timeout: .milliseconds(200))
+        }
+    }
+
+    func stop() {
+        process.terminate(grace: 10)
+        notify.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import NetPath
+import Testing
+import TestSupport
+
+/// The control socket against a running agent: answers, monitors, permissions, bad input.
+@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+struct ControlSocketTests {
+    static func netpathctl(_ namespace: NetworkNamespace, _ arguments: [String]) throws -> Command.Result {
+        try Command.run(["ip", "netns", "exec", namespace.name, BuiltProducts.path("netpathctl")] + arguments)
+    }
+
+    @Test("status from the agent equals status --local")
+    func statusMatchesLocal() async throws {
+        try await NetworkNamespace.with(["ctl", "peer"]) { namespaces in
+            try AgentLifecycleTests.uplink(namespaces)
+            let agent = try await AgentHarness(namespace: namespaces[0], config: "")
+            defer { agent.stop() }
+            try await agent.awaitReady()
+            let remote = try Self.netpathctl(namespaces[0], ["status", "--json", "--socket", agent.socketPath])
+            let local = try Self.netpathctl(namespaces[0], ["status", "--json", "--local", "--config", agent.configFile.path])
+            #expect(remote.status == 0 && local.status == 0, "\(remote.stderr)\(local.stderr)")
+            let decoder = JSONDecoder()
+            let a = try decoder.decode(StatusReport.self, from: Data(remote.stdout.utf8))
+            let b = try decoder.decode(StatusReport.self, from: Data(local.stdout.utf8))
+            #expect(a == b)
+        }
+    }
+
+    @Test("two monitors get the same events; a stalled one is dropped without delaying hooks")
+    func monitors() async throws {
+        try await NetworkNamespace.with(["mon", "peer"]) { namespaces in
+            try AgentLifecycleTests.uplink(namespaces)
+            let agent = try await AgentHarness(namespace: namespaces[0], config: "")
+            defer { agent.stop() }
+            try await agent.awaitReady()
+
+            let first = try ControlClient(path: agent.socketPath)
+            let second = try ControlClient(path: agent.socketPath)
+            #expect(try first.request(.monitor).monitoring == true)
+            #expect(try second.request(.monitor).monitoring == true)
+            // A third monitor that never reads: the agent must drop it, not wait for it.
+            let stalled = try ControlClient(path: agent.socketPath)
+            _ = try stalled.request(.monitor)
+
+            try namespaces[1].ip("link", "set", "up0p", "down")
+            func events(_ client: ControlClient) throws -> [String] {
+                var names: [String] = []
+                while let line = try client.readLine() {
+                    let event = try JSONDecoder().decode(Event.self, from: Data(line.utf8))
+                    names.append("\(event.name) \(event.interface ?? "-")")
+                    if event.scope == .path { return names }
+                }
+                return names
+            }
+            let a = try events(first)
+            let b = try events(second)
+            #expect(a == ["carrier-down up0", "down up0", "unsatisfied -"])
+            #expect(a == b)
+
+            // Flood the stalled monitor past its backlog limit with many flaps; hooks keep running.
+            for _ in 0..<40 {
+                try namespaces[1].ip("link", "set", "up0p", "up")
+                try namespaces[1].ip("link", "set", "up0p", "down")
+            }
+            try await agent.awaitHookRun("hooks still run while a monitor stalls") { $0.hasPrefix("- down up0 0") }
+            _ = stalled
+        }
+    }
+
+    @Test("reload needs root: a non-root peer is refused, root is obeyed")
+    func reloadNeedsRoot() async throws {
+        try await NetworkNamespace.with(["perm", "peer"]) { namespaces in
+            try AgentLifecycleTests.uplink(namespaces)
+            let agent = try await AgentHarness(namespace: namespaces[0], config: "")
+            defer { agent.stop() }
+            try await agent.awaitReady()
+            var info = stat()
+            #expect(stat(agent.socketPath, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o660)
+            #expect(info.st_uid == 0)
+
+            // With the default mode, another user cannot even connect.
+            let denied = try Command.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("netpathctl"), "status", "--socket", agent.socketPath])
+            #expect(denied.status != 0)
+            #expect(denied.stderr.contains("Permission denied"), "\(denied.stderr)")
+
+            // Opened up, it can ask for status but not reload: the agent checks SO_PEERCRED.
+            chmod(agent.socketPath, 0o666)
+            chmod(agent.directory.path, 0o755)
+            chmod(agent.directory.appendingPathComponent("run").path, 0o755)
+            let status = try Command.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("netpathctl"), "status", "--socket", agent.socketPath])
+            #expect(status.status == 0, "\(status.stderr)")
+            let reload = try Command.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("netpathctl"), "reload", "--socket", agent.socketPath])
+            #expect(reload.status != 0)
+            #expect(reload.stderr.contains("only root may reload"), "\(reload.stderr)")
+            let rootReload = try Command.run([BuiltProducts.path("netpathctl"), "reload", "--socket", agent.socketPath])
+            #expect(rootReload.status == 0, "\(rootReload.stderr)")
+        }
+    }
+
+    @Test("garbage and a 10 MB request get error replies, and the agent keeps answering")
+    func badRequests() async throws {
+        try await NetworkNamespace.with(["bad", "peer"]) { namespaces in
+            try AgentLifecycleTests.uplink(namespaces)
+            let agent = try await AgentHarness(namespace: namespaces[0], config: "")
+            defer { agent.stop() }
+            try await agent.awaitReady()
+
+            for request in ["garbage\n", "{\"command\":\"format-disk\"}\n", "{}\n", "[1,2,3]\n"] {
+                let reply = try RawClient(path: agent.socketPath).exchange(Array(request.utf8))
+                #expect(reply.contains("\"ok\":false"), "\(request): \(reply)")
+                #expect(reply.contains("malformed request"), "\(request): \(reply)")
+            }
+            let huge = [UInt8](repeating: UInt8(ascii: "x"), count: 10 << 20)
+            let reply = try RawClient(path: agent.socketPath).exchange(huge)
+            #expect(reply.contains("request longer than"), "\(reply.prefix(200))")
+
+            let status = try ControlClient(path: agent.socketPath).request(.status)
+            #expect(status.ok && status.status?.paths.first?.status == .satisfied)
+            #expect(agent.process.isRunning)
+        }
+    }
+}
+
+/// Writes raw bytes to the socket (until the agent stops reading) and returns the first reply line.
+struct RawClient {
+    let fd: Int32
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw TestFailure("connect: \(errno)") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func exchange(_ bytes: [UInt8]) throws -> String {
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { break }  // the agent closed after refusing: expected for oversized input
+            offset += n
+        }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !reply.contains(10) {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { break }
+            reply += chunk[..<n]
+        }
+        return String(decoding: reply, as: UTF8.self)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import TestSupport
+
+/// A fake systemd: a Unix datagram socket whose messages (`READY=1`, …) a test awaits.
+final class NotifySocket: @unchecked Sendable {
+    // @unchecked: `fd` is written once in init; the reader thread only reads it.
+    let path: String
+    private let fd: Int32
+    let messages = Recorder<String>()
+    /// The same messages with their arrival time, for timing (the watchdog interval).
+    let arrivals = Recorder<Arrival>()
+
+    struct Arrival: Sendable {
+        var text: String
+        var time: ContinuousClock.Instant
+    }
+
+    init() async throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("np-notify-\(UUID().uuidString.prefix(8)).sock").path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw TestFailure("bind \(path): \(errno)") }
+        let reader = fd
+        let (timed, timedContinuation) = AsyncStream.makeStream(of: Arrival.self)
+        let stream = AsyncStream<String> { continuation in
+            let thread = Thread {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let n = recv(reader, &buffer, buffer.count, 0)
+                    if n <= 0 { break }
+                    // One datagram may carry several KEY=VALUE lines; each is one message.
+                    for line in String(decoding: buffer[..<n], as: UTF8.self).split(separator: "\n") {
+                        continuation.yield(String(line))
+                        timedContinuation.yield(Arrival(text: String(line), time: .now))
+                    }
+                }
+                continuation.finish()
+                timedContinuation.finish()
+            }
+            thread.start()
+        }
+        await messages.record(stream)
+        await arrivals.record(timed)
+    }
+
+    func close() {
+        shutdown(fd, Int32(SHUT_RDWR))
+        Glibc.close(fd)
+        unlink(path)
+    }
+}
