@@ -11,7 +11,25 @@ APT_GET    := DEBIAN_FRONTEND=noninteractive apt-get
 BUILD_PACKAGES := libnl-3-dev libnl-route-3-dev pkg-config
 TEST_PACKAGES  := iproute2 systemd
 
-.PHONY: all deps test-deps build run test bench clean format
+.PHONY: all deps test-deps build run test bench clean format install install-build uninstall
+
+# `make install` layout. DESTDIR stages the whole tree under another root (packaging, tests).
+# The unit's ExecStart is rewritten to $(PREFIX)/bin/netpathd. NO_BUILD=1 installs what is
+# already in INSTALL_BUILD_DIR without running swift build (used by the tests, and by
+# `make install-build && sudo make install NO_BUILD=1` so root never writes in .build).
+# netpathd always reads /etc/netpath: change SYSCONFDIR and UNITDIR only to stage elsewhere.
+DESTDIR           ?=
+BINDIR            ?= $(PREFIX)/bin
+DATADIR           ?= $(PREFIX)/share/netpath
+SYSCONFDIR        ?= /etc
+UNITDIR           ?= /lib/systemd/system
+INSTALL_CONFIG    ?= release
+# The Swift runtime is linked in, so the installed binaries need only glibc, libstdc++ and
+# libnl at run time, not the toolchain in /opt/swift (whose RUNPATH a plain build records).
+INSTALL_SWIFT_FLAGS ?= --static-swift-stdlib
+INSTALL_BUILD_DIR ?= .build/$(INSTALL_CONFIG)
+NO_BUILD          ?=
+INSTALL           ?= install
 
 all: build
 
@@ -53,3 +71,48 @@ clean:
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+install-build: deps
+	$(SWIFT) build -c $(INSTALL_CONFIG) $(INSTALL_SWIFT_FLAGS)
+
+# Binaries and the unit are replaced on every install; /etc/netpath/netpath.toml never is: when
+# one exists, the shipped default goes beside it as netpath.toml.default. hooks.d is created
+# empty (root-owned, 0755, as the agent's hook checks require) and an existing one is left as
+# it is. The example hooks go to $(DATADIR)/examples, not enabled.
+install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
+	@set -eu; \
+	for bin in netpathd netpathctl; do \
+		test -x "$(INSTALL_BUILD_DIR)/$$bin" || { echo "make install: $(INSTALL_BUILD_DIR)/$$bin is missing (build first, or drop NO_BUILD)" >&2; exit 1; }; \
+	done; \
+	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)"; \
+	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathd" "$(INSTALL_BUILD_DIR)/netpathctl" "$(DESTDIR)$(BINDIR)/"; \
+	unit="$(DESTDIR)$(UNITDIR)/netpathd.service"; \
+	sed 's|^ExecStart=/usr/local/bin/netpathd|ExecStart=$(BINDIR)/netpathd|' config/netpathd.service > "$$unit.tmp"; \
+	chmod 0644 "$$unit.tmp"; mv -f "$$unit.tmp" "$$unit"; \
+	grep -qxF 'ExecStart=$(BINDIR)/netpathd' "$$unit" || { echo "make install: ExecStart not rewritten in $$unit" >&2; exit 1; }; \
+	etc="$(DESTDIR)$(SYSCONFDIR)/netpath"; \
+	test -d "$$etc" || $(INSTALL) -d -m 0755 "$$etc"; \
+	if [ -e "$$etc/netpath.toml" ]; then \
+		$(INSTALL) -m 0644 config/netpath.toml "$$etc/netpath.toml.default"; \
+		echo "make install: kept the existing $$etc/netpath.toml; the shipped default is $$etc/netpath.toml.default"; \
+	else \
+		$(INSTALL) -m 0644 config/netpath.toml "$$etc/netpath.toml"; \
+	fi; \
+	test -d "$$etc/hooks.d" || $(INSTALL) -d -m 0755 "$$etc/hooks.d"; \
+	if [ -d config/hooks.d ]; then \
+		examples="$(DESTDIR)$(DATADIR)/examples/hooks.d"; \
+		$(INSTALL) -d -m 0755 "$$examples"; \
+		for hook in config/hooks.d/*; do \
+			[ -f "$$hook" ] || continue; \
+			if [ -x "$$hook" ]; then mode=0755; else mode=0644; fi; \
+			$(INSTALL) -m $$mode "$$hook" "$$examples/"; \
+		done; \
+	fi; \
+	echo "make install: installed netpathd and netpathctl in $(DESTDIR)$(BINDIR), the unit in $(DESTDIR)$(UNITDIR)"
+
+# Removes what install put outside /etc; the configuration and hooks in /etc/netpath stay.
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/netpathd" "$(DESTDIR)$(BINDIR)/netpathctl" "$(DESTDIR)$(UNITDIR)/netpathd.service"
+	rm -rf "$(DESTDIR)$(DATADIR)/examples"
+	rmdir "$(DESTDIR)$(DATADIR)" 2>/dev/null || true
+	@echo "make uninstall: left $(DESTDIR)$(SYSCONFDIR)/netpath in place; run 'systemctl daemon-reload' if the unit was loaded"
