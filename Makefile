@@ -101,10 +101,10 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 	test -d "$$etc/hooks.d" || $(INSTALL) -d -m 0755 "$$etc/hooks.d"; \
 	if [ -d config/hooks.d ]; then \
 		examples="$(DESTDIR)$(DATADIR)/examples/hooks.d"; \
-		$(INSTALL) -d -m 0755 "$$examples"; \
 		for hook in config/hooks.d/*; do \
 			[ -f "$$hook" ] || continue; \
 			if [ -x "$$hook" ]; then mode=0755; else mode=0644; fi; \
+			$(INSTALL) -d -m 0755 "$(DESTDIR)$(DATADIR)" "$(DESTDIR)$(DATADIR)/examples" "$$examples"; \
 			$(INSTALL) -m $$mode "$$hook" "$$examples/"; \
 		done; \
 	fi; \
