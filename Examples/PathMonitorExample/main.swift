@@ -62,7 +62,10 @@ for monitor in hostMonitors {
     if !once { monitor.updateHandler = { say(describe($0)) } }
     monitor.start(queue: queue)
     if once {
-        say(monitor.currentReachability.map(describe) ?? "host \(monitor.host): \(monitor.failure.map { "\($0)" } ?? "?")")
+        say(
+            monitor.currentReachability.map(describe)
+                ?? "host \(monitor.host): \(monitor.failure.map { "\($0)" } ?? "?")"
+        )
     }
 }
 

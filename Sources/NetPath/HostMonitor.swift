@@ -31,10 +31,22 @@ import NetPathCore
 /// Keep a reference to a started monitor: releasing it cancels it.
 public final class HostMonitor: Sendable {
     /// The host: a name or an address literal.
+    ///
+    /// ```swift
+    /// print(monitor.host)  // "api.example.com"
+    /// ```
     public let host: String
     /// Where the answers come from.
+    ///
+    /// ```swift
+    /// let mock = monitor.source as? MockPathSource
+    /// ```
     public let source: any ReachabilitySource
     /// Where ``reachabilityDidChangeNotification`` is posted.
+    ///
+    /// ```swift
+    /// monitor.notificationCenter.addObserver(forName: HostMonitor.reachabilityDidChangeNotification, object: monitor, queue: nil) { _ in }
+    /// ```
     public let notificationCenter: NotificationCenter
     let driver: MonitorDriver<HostReachability>
     let logger: Logger
@@ -46,6 +58,11 @@ public final class HostMonitor: Sendable {
     ///   - source: the routing table of this process's network namespace by default.
     ///   - notificationCenter: where ``reachabilityDidChangeNotification`` is posted once started.
     ///   - logger: where a source that fails to start is reported.
+    ///
+    /// ```swift
+    /// let gateway = HostMonitor(host: "192.0.2.1")
+    /// let lab = HostMonitor(host: "198.51.100.7", source: KernelPathSource(options: .init(namespace: "lab")))
+    /// ```
     public init(
         host: String,
         source: any ReachabilitySource = KernelPathSource.shared,
@@ -61,7 +78,9 @@ public final class HostMonitor: Sendable {
             subscribe: { sink in try source.subscribe(toHost: host, sink: sink) },
             announce: { value in
                 notificationCenter.post(
-                    name: Self.reachabilityDidChangeNotification, object: box.monitor, userInfo: [Self.reachabilityUserInfoKey: value]
+                    name: Self.reachabilityDidChangeNotification,
+                    object: box.monitor,
+                    userInfo: [Self.reachabilityUserInfoKey: value]
                 )
             }
         )
@@ -91,6 +110,11 @@ public final class HostMonitor: Sendable {
 
     /// The newest answer this monitor has seen; set by the time ``start(queue:)`` returns. `nil`
     /// before the monitor has been started or iterated.
+    ///
+    /// ```swift
+    /// monitor.start(queue: .main)
+    /// let viaCellular = monitor.currentReachability?.interfaceType == .cellular
+    /// ```
     public var currentReachability: HostReachability? { driver.current }
 
     /// Called on the start queue with each new answer, starting with the current one.
@@ -104,12 +128,24 @@ public final class HostMonitor: Sendable {
     }
 
     /// The queue given to ``start(queue:)``, while the monitor is started.
+    ///
+    /// ```swift
+    /// dispatchPrecondition(condition: .onQueue(monitor.queue!))
+    /// ```
     public var queue: DispatchQueue? { driver.queue }
 
     /// Why the source last failed to start or ended, if it did; cleared by the next start.
+    ///
+    /// ```swift
+    /// if let error = monitor.failure { print("not monitoring:", error) }
+    /// ```
     public var failure: (any Error)? { driver.failure }
 
     /// Whether ``start(queue:)`` is in effect.
+    ///
+    /// ```swift
+    /// if !monitor.isStarted { monitor.start(queue: .main) }
+    /// ```
     public var isStarted: Bool { driver.isRunning }
 
     /// Starts monitoring: ``currentReachability`` is set when this returns (for a host name, after
@@ -141,5 +177,9 @@ public final class HostMonitor: Sendable {
     public static let reachabilityDidChangeNotification = Notification.Name("NetPathHostMonitorReachabilityDidChange")
 
     /// The `userInfo` key of the ``HostReachability`` in ``reachabilityDidChangeNotification``.
+    ///
+    /// ```swift
+    /// let answer = notification.userInfo?[HostMonitor.reachabilityUserInfoKey] as? HostReachability
+    /// ```
     public static let reachabilityUserInfoKey = "reachability"
 }

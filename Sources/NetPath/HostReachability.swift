@@ -10,6 +10,10 @@
 /// ```
 public struct HostReachability: Hashable, Sendable, Codable {
     /// The verdict.
+    ///
+    /// ```swift
+    /// if reachability.status == .unresolved { print("check the name") }
+    /// ```
     public enum Status: String, Hashable, Sendable, Codable {
         /// A connected interface with a usable address has a route to the host.
         case reachable
@@ -20,20 +24,54 @@ public struct HostReachability: Hashable, Sendable, Codable {
     }
 
     /// The host as given: a name or an address literal.
+    ///
+    /// ```swift
+    /// print(reachability.host)
+    /// ```
     public var host: String
+    /// Reachable, unreachable, or unresolved.
+    ///
+    /// ```swift
+    /// guard reachability.status == .reachable else { return }
+    /// ```
     public var status: Status
     /// What the host resolved to, in resolver order; empty when ``Status/unresolved``.
+    ///
+    /// ```swift
+    /// let hasIPv6 = reachability.addresses.contains { $0.family == .ipv6 }
+    /// ```
     public var addresses: [IPAddress]
     /// The address a connection would go to: the first of ``addresses`` that has a route.
+    ///
+    /// ```swift
+    /// if let address = reachability.address { connect(to: address) }
+    /// ```
     public var address: IPAddress?
     /// The interface the kernel would send through.
+    ///
+    /// ```swift
+    /// print(reachability.interface?.name ?? "no route")
+    /// ```
     public var interface: NetworkPath.PathInterface?
     /// The next hop, or `nil` when the host is on-link.
+    ///
+    /// ```swift
+    /// let onLink = reachability.isReachable && reachability.gateway == nil
+    /// ```
     public var gateway: IPAddress?
-    /// The route's prefix length (0 for a default route).
+    /// The route's prefix length (0 for a default route); `nil` for local delivery (a loopback
+    /// address or one of the host's own).
+    ///
+    /// ```swift
+    /// let viaDefaultRoute = reachability.prefixLength == 0
+    /// ```
     public var prefixLength: Int?
 
     /// A reachability value; `addresses` defaults to `[address]` when an address is given.
+    ///
+    /// ```swift
+    /// let unresolved = HostReachability(host: "nowhere.example", status: .unresolved)
+    /// ```
     public init(
         host: String,
         status: Status,
@@ -53,12 +91,24 @@ public struct HostReachability: Hashable, Sendable, Codable {
     }
 
     /// Whether ``status`` is ``Status/reachable``.
+    ///
+    /// ```swift
+    /// if reachability.isReachable { sync() }
+    /// ```
     public var isReachable: Bool { status == .reachable }
 
     /// The type of the interface the host is reached through.
+    ///
+    /// ```swift
+    /// let overWiFi = reachability.interfaceType == .wifi
+    /// ```
     public var interfaceType: InterfaceType? { interface?.type }
 
     /// Whether the host is reached through a metered interface.
+    ///
+    /// ```swift
+    /// if reachability.isExpensive { deferLargeDownloads() }
+    /// ```
     public var isExpensive: Bool { interface?.isMetered ?? false }
 
     enum CodingKeys: String, CodingKey {
@@ -71,8 +121,9 @@ extension HostReachability {
     /// The kernel's choice for `host`, given its resolved `addresses`, the routes covering each
     /// address (``SystemState/TargetRoute`` per interface, from the main table), and `state`.
     ///
-    /// The addresses are tried in order; the first that a connected interface with a usable
-    /// address of its family routes to wins. Among routes to that address the kernel's rules
+    /// The addresses are tried in order; the first that is local (loopback, or an address of one
+    /// of the interfaces: reached through the loopback interface) or that a connected interface
+    /// with a usable address of its family routes to wins. Among routes to that address the kernel's rules
     /// decide: longest prefix, then lowest metric (then lowest interface index, for a stable
     /// answer when routes tie).
     ///
@@ -88,6 +139,19 @@ extension HostReachability {
     ) -> HostReachability {
         guard !addresses.isEmpty else { return HostReachability(host: host, status: .unresolved, addresses: []) }
         for address in addresses {
+            // The kernel consults the local table before the main one: a loopback address or one
+            // of the host's own addresses is delivered through the loopback interface.
+            let isLocal =
+                address.isLoopback || state.interfaces.contains { $0.addresses.contains { $0.address == address } }
+            if isLocal, let loopback = state.interfaces.first(where: { $0.type == .loopback && $0.isConnected }) {
+                return HostReachability(
+                    host: host,
+                    status: .reachable,
+                    addresses: addresses,
+                    address: address,
+                    interface: NetworkPath.PathInterface(loopback)
+                )
+            }
             let usable = routes(address).compactMap { route -> (SystemState.TargetRoute, Interface)? in
                 guard let interface = state.interfaces.first(where: { $0.index == route.interfaceIndex }),
                     interface.isConnected, interface.hasUsableAddress(address.family)

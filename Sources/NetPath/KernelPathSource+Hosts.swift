@@ -16,7 +16,10 @@ extension KernelPathSource: ReachabilitySource {
     /// let subscription = try KernelPathSource.shared.subscribe(toHost: "192.0.2.80", sink: SourceSink { print($0.status) })
     /// print(subscription.initialValue.interface?.name ?? "no route")
     /// ```
-    public func subscribe(toHost host: String, sink: SourceSink<HostReachability>) throws -> SourceSubscription<HostReachability> {
+    public func subscribe(
+        toHost host: String,
+        sink: SourceSink<HostReachability>
+    ) throws -> SourceSubscription<HostReachability> {
         let tracker = HostTracker(host: host, sink: sink, resolve: resolve)
         let (id, run) = try register { state in
             let id = state.makeID()

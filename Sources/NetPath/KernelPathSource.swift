@@ -32,9 +32,17 @@ import Synchronization
 public final class KernelPathSource: PathSource, Sendable {
     /// The source for the process's network namespace, shared by every ``PathMonitor`` and
     /// ``HostMonitor`` created without an explicit source.
+    ///
+    /// ```swift
+    /// let path = try KernelPathSource.shared.currentPath()
+    /// ```
     public static let shared = KernelPathSource()
 
     /// The netlink engine's settings (namespace, receive buffer, logger) for each run.
+    ///
+    /// ```swift
+    /// print(source.options.namespace ?? "this namespace")
+    /// ```
     public let options: NetlinkEngine.Options
     let builder: SystemStateBuilder
     let resolve: @Sendable (String) -> [IPAddress]
@@ -73,6 +81,11 @@ public final class KernelPathSource: PathSource, Sendable {
     ///   - builder: classification (overrides, sysfs root) and the resolv.conf path.
     ///   - resolve: how ``HostMonitor`` resolves host names; `getaddrinfo` by default. Address
     ///     literals are never passed to it.
+    ///
+    /// ```swift
+    /// let lab = KernelPathSource(options: .init(namespace: "lab"))
+    /// let fixed = KernelPathSource(resolve: { _ in ["203.0.113.7"] })
+    /// ```
     public init(
         options: NetlinkEngine.Options = NetlinkEngine.Options(),
         builder: SystemStateBuilder = SystemStateBuilder(),
@@ -84,12 +97,34 @@ public final class KernelPathSource: PathSource, Sendable {
     }
 
     /// Whether the netlink engine is running (some subscription is active).
+    ///
+    /// ```swift
+    /// monitor.cancel()
+    /// print(source.isRunning)  // false once the last subscriber is gone
+    /// ```
     public var isRunning: Bool { state.withLock { $0.run != nil } }
 
     /// The number of active subscriptions (paths and hosts).
+    ///
+    /// ```swift
+    /// print(KernelPathSource.shared.subscriberCount)
+    /// ```
     public var subscriberCount: Int { state.withLock { $0.paths.count + $0.hosts.count } }
 
-    public func subscribe(to policy: PathPolicy, sink: SourceSink<NetworkPath>) throws -> SourceSubscription<NetworkPath> {
+    /// Follows `policy`'s path: the first subscription starts the netlink engine (and waits for
+    /// its initial dump), later ones share it. The initial value is evaluated from the kernel's
+    /// state at this moment; later paths arrive on the source's queue, each different from the last.
+    ///
+    /// - Throws: ``NetlinkError`` when the engine cannot start (the namespace does not exist, …).
+    ///
+    /// ```swift
+    /// let subscription = try KernelPathSource.shared.subscribe(to: .default, sink: SourceSink { print($0.status) })
+    /// defer { subscription.cancel() }
+    /// ```
+    public func subscribe(
+        to policy: PathPolicy,
+        sink: SourceSink<NetworkPath>
+    ) throws -> SourceSubscription<NetworkPath> {
         let (id, run) = try register { state in
             let id = state.makeID()
             state.paths[id] = PathSubscriber(evaluator: PathEvaluator(policy: policy), sink: sink, last: nil)
@@ -207,10 +242,23 @@ extension KernelPathSource.State {
 }
 
 /// Why a ``KernelPathSource`` ended a subscription.
+///
+/// ```swift
+/// if monitor.failure as? KernelPathSourceError == .engineStopped { monitor.start(queue: .main) }
+/// ```
 public struct KernelPathSourceError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The netlink engine's thread stopped on its own (a failed `poll`); see the log.
+    ///
+    /// ```swift
+    /// let stopped = KernelPathSourceError.engineStopped
+    /// ```
     public static let engineStopped = KernelPathSourceError(description: "the netlink engine stopped unexpectedly")
 
+    /// What happened, for people.
+    ///
+    /// ```swift
+    /// print(error.description)
+    /// ```
     public let description: String
 }
 

@@ -22,10 +22,24 @@ import Dispatch
 /// - If the source cannot start, or ends (``SourceSink/finish(throwing:)``), the iteration ends;
 ///   the monitor's `failure` property says why.
 public struct MonitorUpdates<Value: Sendable & Equatable>: AsyncSequence, Sendable {
+    /// The values: ``NetworkPath`` or ``HostReachability``.
+    ///
+    /// ```swift
+    /// let paths: MonitorUpdates<NetworkPath> = monitor.paths
+    /// ```
     public typealias Element = Value
+    /// Iterations never throw: a source that fails ends the iteration (see the monitor's `failure`).
+    ///
+    /// ```swift
+    /// for await path in monitor.paths { print(path) }  // no `try`
+    /// ```
     public typealias Failure = Never
 
     /// How many undelivered values an iteration keeps before it drops the oldest.
+    ///
+    /// ```swift
+    /// print(MonitorUpdates<NetworkPath>.bufferLimit)  // 64
+    /// ```
     public static var bufferLimit: Int { 64 }
 
     let subscribe: @Sendable (SourceSink<Value>) throws -> SourceSubscription<Value>
@@ -42,13 +56,33 @@ public struct MonitorUpdates<Value: Sendable & Equatable>: AsyncSequence, Sendab
         self.failed = failed
     }
 
+    /// A new iteration; it subscribes to the source on its first `next()`.
+    ///
+    /// ```swift
+    /// var iterator = monitor.paths.makeAsyncIterator()
+    /// let now = await iterator.next()
+    /// ```
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(updates: self)
     }
 
-    /// An iteration: holds the subscription while it runs.
+    /// An iteration: holds the subscription while it runs; releasing it cancels the subscription.
+    ///
+    /// ```swift
+    /// var iterator = monitor.paths.makeAsyncIterator()
+    /// ```
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// The values.
+        ///
+        /// ```swift
+        /// let value: MonitorUpdates<NetworkPath>.AsyncIterator.Element? = await iterator.next()
+        /// ```
         public typealias Element = Value
+        /// Never throws.
+        ///
+        /// ```swift
+        /// let next = await iterator.next()  // no `try`
+        /// ```
         public typealias Failure = Never
 
         private let updates: MonitorUpdates
@@ -61,7 +95,13 @@ public struct MonitorUpdates<Value: Sendable & Equatable>: AsyncSequence, Sendab
             self.updates = updates
         }
 
-        /// The next value; `nil` once the iteration has ended.
+        /// The next value; `nil` once the iteration has ended. The first call subscribes and
+        /// returns the current value at once.
+        ///
+        /// ```swift
+        /// let current = await iterator.next()
+        /// let change = await iterator.next()
+        /// ```
         public mutating func next() async -> Value? {
             if !started {
                 started = true
@@ -82,7 +122,9 @@ public struct MonitorUpdates<Value: Sendable & Equatable>: AsyncSequence, Sendab
         }
 
         private mutating func begin() async -> Value? {
-            let (values, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(MonitorUpdates.bufferLimit))
+            let (values, continuation) = AsyncStream<Value>.makeStream(
+                bufferingPolicy: .bufferingNewest(MonitorUpdates.bufferLimit)
+            )
             let failed = updates.failed
             let sink = SourceSink<Value>(
                 onFinish: { error in

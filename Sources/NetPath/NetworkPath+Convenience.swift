@@ -7,7 +7,9 @@ extension NetworkPath {
     /// ```swift
     /// let path = NetworkPath.satisfied(via: .wired("eth0"), .wifi("wlan0"))
     /// ```
-    public static func satisfied(via interfaces: PathInterface..., policy: String = PathPolicy.default.name) -> NetworkPath {
+    public static func satisfied(via interfaces: PathInterface..., policy: String = PathPolicy.default.name)
+        -> NetworkPath
+    {
         NetworkPath(
             policy: policy,
             status: .satisfied,
@@ -23,7 +25,9 @@ extension NetworkPath {
     /// ```swift
     /// let offline = NetworkPath.unsatisfied(.noInterface)
     /// ```
-    public static func unsatisfied(_ reason: UnsatisfiedReason = .noInterface, policy: String = PathPolicy.default.name) -> NetworkPath {
+    public static func unsatisfied(_ reason: UnsatisfiedReason = .noInterface, policy: String = PathPolicy.default.name)
+        -> NetworkPath
+    {
         NetworkPath(policy: policy, status: .unsatisfied, unsatisfiedReason: reason)
     }
 }

@@ -19,6 +19,10 @@ extension PathMonitor {
     }
 
     /// The queue given to ``start(queue:)``, while the monitor is started.
+    ///
+    /// ```swift
+    /// dispatchPrecondition(condition: .onQueue(monitor.queue!))
+    /// ```
     public var queue: DispatchQueue? { driver.queue }
 
     /// Starts monitoring: ``currentPath`` is set when this returns, and ``pathUpdateHandler`` is
@@ -46,6 +50,12 @@ extension PathMonitor {
     ///
     /// Idempotent; start again with ``start(queue:)``. On ``shared`` this does nothing: the shared
     /// monitor runs for the life of the process.
+    ///
+    /// ```swift
+    /// monitor.cancel()
+    /// monitor.cancel()          // fine: idempotent
+    /// monitor.start(queue: .main)
+    /// ```
     public func cancel() {
         guard !isShared else { return }
         driver.cancel()
@@ -65,6 +75,10 @@ extension PathMonitor {
     public static let pathDidChangeNotification = Notification.Name("NetPathPathMonitorPathDidChange")
 
     /// The `userInfo` key of the ``NetworkPath`` in ``pathDidChangeNotification``.
+    ///
+    /// ```swift
+    /// let path = notification.userInfo?[PathMonitor.pathUserInfoKey] as? NetworkPath
+    /// ```
     public static let pathUserInfoKey = "path"
 }
 

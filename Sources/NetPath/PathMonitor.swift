@@ -39,10 +39,22 @@ import Synchronization
 /// Keep a reference to a started monitor: releasing it cancels it.
 public final class PathMonitor: Sendable {
     /// The policy this monitor evaluates.
+    ///
+    /// ```swift
+    /// print(PathMonitor(requiredInterfaceType: .wifi).policy.require)  // [wifi]
+    /// ```
     public let policy: PathPolicy
     /// Where the paths come from.
+    ///
+    /// ```swift
+    /// let isKernel = monitor.source is KernelPathSource
+    /// ```
     public let source: any PathSource
     /// Where ``pathDidChangeNotification`` is posted.
+    ///
+    /// ```swift
+    /// monitor.notificationCenter.addObserver(forName: PathMonitor.pathDidChangeNotification, object: monitor, queue: nil) { _ in }
+    /// ```
     public let notificationCenter: NotificationCenter
     let driver: MonitorDriver<NetworkPath>
     /// The shared monitor ignores ``cancel()``.
@@ -66,7 +78,13 @@ public final class PathMonitor: Sendable {
         notificationCenter: NotificationCenter = .default,
         logger: Logger = Logger(label: "netpath.monitor")
     ) {
-        self.init(policy: policy, source: source, notificationCenter: notificationCenter, logger: logger, isShared: false)
+        self.init(
+            policy: policy,
+            source: source,
+            notificationCenter: notificationCenter,
+            logger: logger,
+            isShared: false
+        )
     }
 
     /// A monitor of the default policy: any interface type, metered allowed, the kernel's choice
@@ -87,7 +105,10 @@ public final class PathMonitor: Sendable {
     /// let wifi = PathMonitor(requiredInterfaceType: .wifi)
     /// ```
     public convenience init(requiredInterfaceType: InterfaceType, source: any PathSource = KernelPathSource.shared) {
-        self.init(policy: PathPolicy(name: requiredInterfaceType.rawValue, require: [requiredInterfaceType]), source: source)
+        self.init(
+            policy: PathPolicy(name: requiredInterfaceType.rawValue, require: [requiredInterfaceType]),
+            source: source
+        )
     }
 
     /// A monitor whose path never uses interfaces of the `prohibitedInterfaceTypes`, like
@@ -97,12 +118,19 @@ public final class PathMonitor: Sendable {
     /// ```swift
     /// let noModem = PathMonitor(prohibitedInterfaceTypes: [.cellular])
     /// ```
-    public convenience init(prohibitedInterfaceTypes: [InterfaceType], source: any PathSource = KernelPathSource.shared) {
+    public convenience init(prohibitedInterfaceTypes: [InterfaceType], source: any PathSource = KernelPathSource.shared)
+    {
         let name = "not-" + prohibitedInterfaceTypes.map(\.rawValue).joined(separator: "-")
         self.init(policy: PathPolicy(name: name, prohibit: prohibitedInterfaceTypes), source: source)
     }
 
-    private init(policy: PathPolicy, source: any PathSource, notificationCenter: NotificationCenter, logger: Logger, isShared: Bool) {
+    private init(
+        policy: PathPolicy,
+        source: any PathSource,
+        notificationCenter: NotificationCenter,
+        logger: Logger,
+        isShared: Bool
+    ) {
         self.policy = policy
         self.source = source
         self.notificationCenter = notificationCenter
@@ -112,7 +140,11 @@ public final class PathMonitor: Sendable {
         driver = MonitorDriver(
             subscribe: { sink in try source.subscribe(to: policy, sink: sink) },
             announce: { path in
-                notificationCenter.post(name: Self.pathDidChangeNotification, object: box.monitor, userInfo: [Self.pathUserInfoKey: path])
+                notificationCenter.post(
+                    name: Self.pathDidChangeNotification,
+                    object: box.monitor,
+                    userInfo: [Self.pathUserInfoKey: path]
+                )
             }
         )
         box.monitor = self
@@ -170,12 +202,25 @@ public final class PathMonitor: Sendable {
     ///
     /// `nil` only before the monitor has ever been started or iterated, or when its source
     /// failed to start (see ``failure``). After ``cancel()`` it keeps the last path seen.
+    ///
+    /// ```swift
+    /// monitor.start(queue: .main)
+    /// if monitor.currentPath?.status == .satisfied { connect() }
+    /// ```
     public var currentPath: NetworkPath? { driver.current }
 
     /// Why the source last failed to start or ended, if it did; cleared by the next start.
+    ///
+    /// ```swift
+    /// if let error = monitor.failure { print("not monitoring:", error) }
+    /// ```
     public var failure: (any Error)? { driver.failure }
 
     /// Whether ``start(queue:)`` is in effect (not cancelled, and the source has not ended).
+    ///
+    /// ```swift
+    /// if !monitor.isStarted { monitor.start(queue: .main) }
+    /// ```
     public var isStarted: Bool { driver.isRunning }
 }
 

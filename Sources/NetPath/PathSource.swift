@@ -64,11 +64,25 @@ public struct ClosurePathSource: PathSource {
     private let body: @Sendable (PathPolicy, SourceSink<NetworkPath>) throws -> SourceSubscription<NetworkPath>
 
     /// A source that runs `body` for each subscription.
-    public init(_ body: @escaping @Sendable (PathPolicy, SourceSink<NetworkPath>) throws -> SourceSubscription<NetworkPath>) {
+    ///
+    /// ```swift
+    /// let offline = ClosurePathSource { policy, _ in SourceSubscription(initialValue: .unsatisfied(policy: policy.name)) }
+    /// ```
+    public init(
+        _ body: @escaping @Sendable (PathPolicy, SourceSink<NetworkPath>) throws -> SourceSubscription<NetworkPath>
+    ) {
         self.body = body
     }
 
-    public func subscribe(to policy: PathPolicy, sink: SourceSink<NetworkPath>) throws -> SourceSubscription<NetworkPath> {
+    /// Runs the closure.
+    ///
+    /// ```swift
+    /// let path = try offline.currentPath(for: .default)
+    /// ```
+    public func subscribe(
+        to policy: PathPolicy,
+        sink: SourceSink<NetworkPath>
+    ) throws -> SourceSubscription<NetworkPath> {
         try body(policy, sink)
     }
 }

@@ -22,7 +22,9 @@ public protocol ReachabilitySource: Sendable {
     ///
     /// - Returns: the subscription; its ``SourceSubscription/initialValue`` is the answer now.
     /// - Throws: when the source cannot start.
-    func subscribe(toHost host: String, sink: SourceSink<HostReachability>) throws -> SourceSubscription<HostReachability>
+    func subscribe(toHost host: String, sink: SourceSink<HostReachability>) throws -> SourceSubscription<
+        HostReachability
+    >
 }
 
 /// A ``ReachabilitySource`` made of a closure.
@@ -36,11 +38,26 @@ public struct ClosureReachabilitySource: ReachabilitySource {
     private let body: @Sendable (String, SourceSink<HostReachability>) throws -> SourceSubscription<HostReachability>
 
     /// A source that runs `body` for each subscription.
-    public init(_ body: @escaping @Sendable (String, SourceSink<HostReachability>) throws -> SourceSubscription<HostReachability>) {
+    ///
+    /// ```swift
+    /// let nowhere = ClosureReachabilitySource { host, _ in SourceSubscription(initialValue: HostReachability(host: host, status: .unreachable)) }
+    /// ```
+    public init(
+        _ body:
+            @escaping @Sendable (String, SourceSink<HostReachability>) throws -> SourceSubscription<HostReachability>
+    ) {
         self.body = body
     }
 
-    public func subscribe(toHost host: String, sink: SourceSink<HostReachability>) throws -> SourceSubscription<HostReachability> {
+    /// Runs the closure.
+    ///
+    /// ```swift
+    /// let answer = try nowhere.subscribe(toHost: "192.0.2.1", sink: .discarding).initialValue
+    /// ```
+    public func subscribe(
+        toHost host: String,
+        sink: SourceSink<HostReachability>
+    ) throws -> SourceSubscription<HostReachability> {
         try body(host, sink)
     }
 }

@@ -22,6 +22,10 @@ public struct SourceSink<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - onFinish: called at most once, with the error that ended the source, or `nil`.
     ///   - onValue: called with each value after the initial one.
+    ///
+    /// ```swift
+    /// let sink = SourceSink<NetworkPath>(onFinish: { print("ended:", $0 as Any) }) { print($0.status) }
+    /// ```
     public init(
         onFinish: @escaping @Sendable ((any Error)?) -> Void = { _ in },
         onValue: @escaping @Sendable (Value) -> Void
@@ -38,8 +42,16 @@ public struct SourceSink<Value: Sendable>: Sendable {
     public static var discarding: SourceSink { SourceSink { _ in } }
 
     /// Delivers a value that follows the ones before it.
+    ///
+    /// ```swift
+    /// sink.yield(.unsatisfied(.noInterface))
+    /// ```
     public func yield(_ value: Value) { onValue(value) }
 
     /// Tells the consumer that no more values will come, and why (`nil`: an orderly end).
+    ///
+    /// ```swift
+    /// sink.finish(throwing: AgentGone())
+    /// ```
     public func finish(throwing error: (any Error)? = nil) { onFinish(error) }
 }

@@ -15,6 +15,10 @@ import Synchronization
 ///   reach the sink; consumers that must not see it after cancelling check their own state.
 public final class SourceSubscription<Value: Sendable>: Sendable {
     /// The value when the subscription began.
+    ///
+    /// ```swift
+    /// let now = subscription.initialValue
+    /// ```
     public let initialValue: Value
     private let onCancel: Mutex<(@Sendable () -> Void)?>
 
@@ -23,6 +27,10 @@ public final class SourceSubscription<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - initialValue: the current value, returned to the subscriber at once.
     ///   - onCancel: releases what the subscription holds (a netlink subscription, a socket, …).
+    ///
+    /// ```swift
+    /// SourceSubscription(initialValue: path) { socket.close() }
+    /// ```
     public init(initialValue: Value, onCancel: @escaping @Sendable () -> Void = {}) {
         self.initialValue = initialValue
         self.onCancel = Mutex(onCancel)
@@ -31,9 +39,18 @@ public final class SourceSubscription<Value: Sendable>: Sendable {
     deinit { cancel() }
 
     /// Whether ``cancel()`` has been called.
+    ///
+    /// ```swift
+    /// subscription.cancel()
+    /// assert(subscription.isCancelled)
+    /// ```
     public var isCancelled: Bool { onCancel.withLock { $0 == nil } }
 
     /// Stops the subscription. Idempotent; also done when the subscription is released.
+    ///
+    /// ```swift
+    /// subscription.cancel()
+    /// ```
     public func cancel() {
         let action = onCancel.withLock { action in
             defer { action = nil }

@@ -28,6 +28,10 @@ import Synchronization
 /// one task at a time.
 public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
     /// One step of a script for ``play(_:)``.
+    ///
+    /// ```swift
+    /// let script: [MockPathSource.Step] = [.path(.unsatisfied()), .wait(.milliseconds(100)), .finish(nil)]
+    /// ```
     public enum Step: Sendable {
         /// Send this path to every path subscriber.
         case path(NetworkPath)
@@ -42,10 +46,23 @@ public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
     }
 
     /// A test's error for ``failNextSubscriptions(with:)`` and ``finish(throwing:)``.
+    ///
+    /// ```swift
+    /// network.finish(throwing: MockPathSource.Failure("agent went away"))
+    /// ```
     public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        /// What went wrong.
+        ///
+        /// ```swift
+        /// #expect((monitor.failure as? MockPathSource.Failure)?.description == "agent went away")
+        /// ```
         public var description: String
 
         /// A failure with a description.
+        ///
+        /// ```swift
+        /// let failure = MockPathSource.Failure("no agent")
+        /// ```
         public init(_ description: String) { self.description = description }
     }
 
@@ -106,8 +123,18 @@ public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
 
     // MARK: - PathSource, ReachabilitySource
 
-    public func subscribe(to policy: PathPolicy, sink: SourceSink<NetworkPath>) throws -> SourceSubscription<NetworkPath> {
-        let (id, initial, ready) = try state.withLock { state throws -> (UInt64, NetworkPath, [CheckedContinuation<Void, any Error>]) in
+    /// Records the policy and starts the subscription with the scripted path (or the state's
+    /// path for `policy`). Throws what ``failNextSubscriptions(with:)`` set.
+    ///
+    /// ```swift
+    /// let path = try network.currentPath(for: .default)
+    /// ```
+    public func subscribe(
+        to policy: PathPolicy,
+        sink: SourceSink<NetworkPath>
+    ) throws -> SourceSubscription<NetworkPath> {
+        let (id, initial, ready) = try state.withLock {
+            state throws -> (UInt64, NetworkPath, [CheckedContinuation<Void, any Error>]) in
             if let error = state.startError { throw error }
             state.nextID += 1
             state.paths[state.nextID] = (policy, sink)
@@ -115,11 +142,22 @@ public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
             return (state.nextID, state.content.path(for: policy), state.satisfiedWaiters())
         }
         for waiter in ready { waiter.resume() }
-        return SourceSubscription(initialValue: initial) { [self] in _ = state.withLock { $0.paths.removeValue(forKey: id) } }
+        return SourceSubscription(initialValue: initial) { [self] in
+            _ = state.withLock { $0.paths.removeValue(forKey: id) }
+        }
     }
 
-    public func subscribe(toHost host: String, sink: SourceSink<HostReachability>) throws -> SourceSubscription<HostReachability> {
-        let (id, initial, ready) = try state.withLock { state throws -> (UInt64, HostReachability, [CheckedContinuation<Void, any Error>]) in
+    /// Records the host and starts the subscription with its scripted answer (unresolved if none).
+    ///
+    /// ```swift
+    /// let answer = try network.subscribe(toHost: "api.example.com", sink: .discarding).initialValue
+    /// ```
+    public func subscribe(
+        toHost host: String,
+        sink: SourceSink<HostReachability>
+    ) throws -> SourceSubscription<HostReachability> {
+        let (id, initial, ready) = try state.withLock {
+            state throws -> (UInt64, HostReachability, [CheckedContinuation<Void, any Error>]) in
             if let error = state.startError { throw error }
             state.nextID += 1
             state.hosts[state.nextID] = (host, sink)
@@ -128,12 +166,18 @@ public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
             return (state.nextID, answer, state.satisfiedWaiters())
         }
         for waiter in ready { waiter.resume() }
-        return SourceSubscription(initialValue: initial) { [self] in _ = state.withLock { $0.hosts.removeValue(forKey: id) } }
+        return SourceSubscription(initialValue: initial) { [self] in
+            _ = state.withLock { $0.hosts.removeValue(forKey: id) }
+        }
     }
 
     // MARK: - Scripting
 
     /// Sends `path` to every path subscriber; later subscribers start with it.
+    ///
+    /// ```swift
+    /// network.send(.satisfied(via: .wifi("wlan0")))
+    /// ```
     public func send(_ path: NetworkPath) {
         let deliveries = state.withLock { state in
             state.content = .path(path)
@@ -144,26 +188,42 @@ public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
 
     /// Sends each path subscriber the path its policy sees in `systemState`; later subscribers
     /// start with their policy's path in it.
+    ///
+    /// ```swift
+    /// network.send(SystemState(interfaces: [Interface(index: 2, name: "eth0", type: .wired, carrier: false)]))
+    /// ```
     public func send(_ systemState: SystemState) {
         let deliveries = state.withLock { state in
             state.content = .state(systemState)
-            return state.paths.sorted { $0.key < $1.key }.map { ($0.value.sink, state.content.path(for: $0.value.policy)) }
+            return state.paths.sorted { $0.key < $1.key }.map {
+                ($0.value.sink, state.content.path(for: $0.value.policy))
+            }
         }
         for (sink, path) in deliveries { sink.yield(path) }
     }
 
     /// Sends `reachability` to the subscribers of its host; later subscribers start with it.
     /// A host never given an answer starts as ``HostReachability/Status/unresolved``.
+    ///
+    /// ```swift
+    /// network.send(HostReachability(host: "api.example.com", status: .unreachable, address: "203.0.113.7"))
+    /// ```
     public func send(_ reachability: HostReachability) {
         let sinks = state.withLock { state in
             state.reachability[reachability.host] = reachability
-            return state.hosts.sorted { $0.key < $1.key }.filter { $0.value.host == reachability.host }.map(\.value.sink)
+            return state.hosts.sorted { $0.key < $1.key }.filter { $0.value.host == reachability.host }.map(
+                \.value.sink
+            )
         }
         for sink in sinks { sink.yield(reachability) }
     }
 
     /// Ends every subscription, as a source that went away does: iterations end, started
     /// monitors stop, and `failure` says `error`. New subscriptions still work.
+    ///
+    /// ```swift
+    /// network.finish(throwing: MockPathSource.Failure("agent went away"))
+    /// ```
     public func finish(throwing error: (any Error)? = nil) {
         let (paths, hosts) = state.withLock { state in
             defer {
@@ -177,6 +237,10 @@ public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
     }
 
     /// Makes subscriptions throw `error` (a source that cannot start) until called with `nil`.
+    ///
+    /// ```swift
+    /// network.failNextSubscriptions(with: MockPathSource.Failure("no agent"))
+    /// ```
     public func failNextSubscriptions(with error: (any Error)?) {
         state.withLock { $0.startError = error }
     }
@@ -201,18 +265,34 @@ public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
     // MARK: - What happened
 
     /// The number of active subscriptions (paths and hosts).
+    ///
+    /// ```swift
+    /// #expect(network.subscriberCount == 0, "the consumer stopped monitoring")
+    /// ```
     public var subscriberCount: Int { state.withLock { $0.subscriberCount } }
 
     /// Every policy subscribed to so far, in order (cancelled ones included).
+    ///
+    /// ```swift
+    /// #expect(network.subscribedPolicies.map(\.name) == ["default"])
+    /// ```
     public var subscribedPolicies: [PathPolicy] { state.withLock { $0.policies } }
 
     /// Every host subscribed to so far, in order.
+    ///
+    /// ```swift
+    /// #expect(network.subscribedHosts == ["api.example.com"])
+    /// ```
     public var subscribedHosts: [String] { state.withLock { $0.hostsAsked } }
 
     /// Waits until at least `count` subscriptions are active: the code under test has started
     /// monitoring, so what is sent next reaches it.
     ///
     /// - Throws: ``Failure`` when `timeout` passes first.
+    ///
+    /// ```swift
+    /// try await network.waitForSubscribers(1)
+    /// ```
     public func waitForSubscribers(_ count: Int = 1, timeout: Duration = .seconds(10)) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1

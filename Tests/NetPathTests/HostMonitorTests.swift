@@ -3,8 +3,8 @@ import Foundation
 import NetPath
 import NetPathLinux
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// HostMonitor on the real kernel: route lookups in a namespace with two uplinks.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -148,7 +148,9 @@ struct HostMonitorTests {
     func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw TestFailure("timed out after \(timeout) waiting for \(what)") }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("timed out after \(timeout) waiting for \(what)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

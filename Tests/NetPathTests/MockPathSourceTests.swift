@@ -75,10 +75,19 @@ struct MockPathSourceTests {
     @Test("a scripted system state is evaluated for each monitor's own policy")
     func stateIsEvaluatedPerPolicy() async throws {
         let eth0 = Interface(
-            index: 2, name: "eth0", type: .wired, addresses: ["192.0.2.10/24"], defaultRoutes: [.init(via: "192.0.2.1", metric: 100)]
+            index: 2,
+            name: "eth0",
+            type: .wired,
+            addresses: ["192.0.2.10/24"],
+            defaultRoutes: [.init(via: "192.0.2.1", metric: 100)]
         )
         let wwan0 = Interface(
-            index: 3, name: "wwan0", type: .cellular, isMetered: true, addresses: ["10.64.0.2/30"], defaultRoutes: [.init(via: "10.64.0.1", metric: 50)]
+            index: 3,
+            name: "wwan0",
+            type: .cellular,
+            isMetered: true,
+            addresses: ["10.64.0.2/30"],
+            defaultRoutes: [.init(via: "10.64.0.1", metric: 50)]
         )
         let network = MockPathSource(state: SystemState(interfaces: [eth0, wwan0]))
         let any = PathMonitor(policy: .default, source: network)
@@ -107,10 +116,14 @@ struct MockPathSourceTests {
         #expect(await answers.next()?.status == .unresolved)
 
         let via = NetworkPath.PathInterface.cellular("wwan0")
-        network.send(HostReachability(host: "api.example.com", status: .reachable, address: "203.0.113.7", interface: via))
+        network.send(
+            HostReachability(host: "api.example.com", status: .reachable, address: "203.0.113.7", interface: via)
+        )
         network.send(HostReachability(host: "other.example.com", status: .unreachable))
         let reachable = await answers.next()
-        #expect(reachable?.isReachable == true && reachable?.isExpensive == true && reachable?.interfaceType == .cellular)
+        #expect(
+            reachable?.isReachable == true && reachable?.isExpensive == true && reachable?.interfaceType == .cellular
+        )
         #expect(network.subscribedHosts == ["api.example.com"])
     }
 

@@ -18,16 +18,22 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
     /// Counts them now.
     static func of(_ namespace: NetworkNamespace) throws -> NamespaceResources {
         var info = stat()
-        guard stat("/run/netns/\(namespace.name)", &info) == 0 else { throw TestFailure("no /run/netns/\(namespace.name)") }
+        guard stat("/run/netns/\(namespace.name)", &info) == 0 else {
+            throw TestFailure("no /run/netns/\(namespace.name)")
+        }
         let link = "net:[\(info.st_ino)]"
         let manager = FileManager.default
 
         let tasks = try manager.contentsOfDirectory(atPath: "/proc/self/task")
-        let threads = tasks.filter { (try? manager.destinationOfSymbolicLink(atPath: "/proc/self/task/\($0)/ns/net")) == link }.count
+        let threads = tasks.filter {
+            (try? manager.destinationOfSymbolicLink(atPath: "/proc/self/task/\($0)/ns/net")) == link
+        }.count
 
         // /proc/net/netlink read from inside the namespace lists that namespace's netlink sockets.
         let table = try Command.check(["ip", "netns", "exec", namespace.name, "cat", "/proc/net/netlink"])
-        let inodes = Set(table.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").last.map(String.init) })
+        let inodes = Set(
+            table.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").last.map(String.init) }
+        )
         let fds = try manager.contentsOfDirectory(atPath: "/proc/self/fd")
         let sockets = fds.compactMap { try? manager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
             .filter { $0.hasPrefix("socket:[") && inodes.contains(String($0.dropFirst(8).dropLast())) }
@@ -36,7 +42,11 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
     }
 
     /// Polls (every 20 ms) until the namespace's resources equal `expected`, or fails at the deadline.
-    static func waitUntil(_ namespace: NetworkNamespace, are expected: NamespaceResources, timeout: Duration = .seconds(10)) async throws {
+    static func waitUntil(
+        _ namespace: NetworkNamespace,
+        are expected: NamespaceResources,
+        timeout: Duration = .seconds(10)
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         var seen = try of(namespace)
         while seen != expected {

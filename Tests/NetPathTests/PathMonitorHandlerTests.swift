@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import NetPathTesting
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The handler, queue and notification delivery of PathMonitor, driven by the mock source.
 struct PathMonitorHandlerTests {
@@ -71,7 +71,8 @@ struct PathMonitorHandlerTests {
         let network = MockPathSource(.unsatisfied())
         let monitor = PathMonitor(policy: .default, source: network, notificationCenter: center)
         let (posted, continuation) = AsyncStream<NetworkPath>.makeStream()
-        let observer = center.addObserver(forName: PathMonitor.pathDidChangeNotification, object: monitor, queue: nil) { note in
+        let observer = center.addObserver(forName: PathMonitor.pathDidChangeNotification, object: monitor, queue: nil) {
+            note in
             if let path = note.networkPath { continuation.yield(path) }
         }
         defer { center.removeObserver(observer) }
@@ -120,7 +121,10 @@ struct PathMonitorHandlerTests {
 
     @Test("the Apple-style initialisers build the matching policies")
     func initialisersBuildPolicies() {
-        #expect(PathMonitor(requiredInterfaceType: .wifi, source: MockPathSource()).policy == PathPolicy(name: "wifi", require: [.wifi]))
+        #expect(
+            PathMonitor(requiredInterfaceType: .wifi, source: MockPathSource()).policy
+                == PathPolicy(name: "wifi", require: [.wifi])
+        )
         #expect(
             PathMonitor(prohibitedInterfaceTypes: [.cellular, .other], source: MockPathSource()).policy
                 == PathPolicy(name: "not-cellular-other", prohibit: [.cellular, .other])

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import NetPath
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// PathMonitor on the real kernel, in namespaces the tests create and delete.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -65,7 +65,11 @@ struct PathMonitorTests {
                 for recorder in recorders { _ = try await recorder.next("satisfied", where: Self.satisfied) }
             }
             for recorder in recorders {
-                #expect(await recorder.all.map(\.status) == [.satisfied, .unsatisfied, .satisfied, .unsatisfied, .satisfied])
+                #expect(
+                    await recorder.all.map(\.status) == [
+                        .satisfied, .unsatisfied, .satisfied, .unsatisfied, .satisfied,
+                    ]
+                )
                 await recorder.stop()
             }
             #expect(await recorders[1].all.first?.policy == "other")
@@ -87,10 +91,15 @@ struct PathMonitorTests {
                     first.withLock { $0 = $0 ?? path }
                 }
             }
-            try await NamespaceResources.waitUntil(uplink.namespace, are: NamespaceResources(threads: 1, netlinkSockets: 2))
+            try await NamespaceResources.waitUntil(
+                uplink.namespace,
+                are: NamespaceResources(threads: 1, netlinkSockets: 2)
+            )
             #expect(source.isRunning)
             let deadline = ContinuousClock.now + .seconds(5)
-            while first.withLock({ $0 }) == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            while first.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
 
             iteration.cancel()
             await iteration.value
