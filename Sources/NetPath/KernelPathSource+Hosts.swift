@@ -48,6 +48,8 @@ final class HostTracker: Sendable {
         /// The newest reading not yet evaluated; newer readings replace older ones.
         var pending: KernelPathSource.Run.Reading?
         var scheduled = false
+        /// Set by ``start(_:)``: readings distributed before it are older than the first one.
+        var started = false
         var initial: HostReachability?
         var last: HostReachability?
         /// The resolved addresses and the default path they were resolved under.
@@ -68,8 +70,9 @@ final class HostTracker: Sendable {
         self.queue = DispatchQueue(label: "netpath.host-tracker")
     }
 
-    /// Queues the first evaluation; ``initialValue()`` waits for it.
+    /// Queues the first evaluation; ``initialValue()`` waits for it. Called on the run's queue.
     func start(_ reading: KernelPathSource.Run.Reading) {
+        state.withLock { $0.started = true }
         queue.async { [self] in
             let value = evaluate(reading)
             state.withLock {
@@ -87,7 +90,7 @@ final class HostTracker: Sendable {
     /// Queues a reading; called on the run's queue for every change.
     func update(_ reading: KernelPathSource.Run.Reading) {
         let schedule = state.withLock { state in
-            guard !state.cancelled else { return false }
+            guard state.started, !state.cancelled else { return false }
             state.pending = reading
             defer { state.scheduled = true }
             return !state.scheduled

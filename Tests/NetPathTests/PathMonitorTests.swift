@@ -107,6 +107,13 @@ struct PathMonitorTests {
             #expect(!source.isRunning)
             #expect(source.subscriberCount == 0)
             #expect(first.withLock { $0 }.map(Self.satisfied) == true)
+
+            // A new iteration starts a new engine, and lets it go again.
+            var again = PathMonitor(policy: .default, source: source).paths.makeAsyncIterator()
+            #expect(await again.next().map(Self.satisfied) == true)
+            #expect(try NamespaceResources.of(uplink.namespace) == NamespaceResources(threads: 1, netlinkSockets: 2))
+            _ = consume again
+            try await NamespaceResources.waitUntil(uplink.namespace, are: before)
         }
     }
 
