@@ -10,10 +10,13 @@
 //   NetPathDispatch                   hooks (discovery, trust, execution) and plugin dispatch
 //      |               \
 //   NetPathLinux        NetPathConfig  libnl engine, sysfs, resolv.conf | TOML config, rules, settle (pure)
+//      |     \             |
+//      |   NetPathPlugin --+           plugin protocol, registry, isolating runner (RouteEditor: NetPathLinux)
 //      |        \          |
 //   CNetlink     NetPathCore           libnl import | model, classification, evaluation, diff (pure)
 //
 // NetPathTesting sits beside NetPath and gives tests a scriptable fake source.
+// Plugins/* (RouteMetricsPlugin, EventLogPlugin) sit on NetPathPlugin and are built into netpathd.
 import PackageDescription
 
 let package = Package(
@@ -27,7 +30,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -53,9 +56,30 @@ let package = Package(
             name: "NetPathLinux",
             dependencies: [
                 "NetPathCore",
+                "NetPathPlugin",
                 "CNetlink",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The plugin protocol, its context and configuration, the registry and the isolating runner.
+        .target(
+            name: "NetPathPlugin",
+            dependencies: [
+                "NetPathCore",
+                "NetPathConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The plugins shipped with netpathd (Plugins/README.md).
+        .target(
+            name: "RouteMetricsPlugin",
+            dependencies: ["NetPathPlugin", "NetPathCore", .product(name: "Logging", package: "swift-log")],
+            path: "Plugins/RouteMetrics"
+        ),
+        .target(
+            name: "EventLogPlugin",
+            dependencies: ["NetPathPlugin", "NetPathCore", "NetPathConfig"],
+            path: "Plugins/EventLog"
         ),
         .target(
             name: "NetPathDispatch",
@@ -68,7 +92,7 @@ let package = Package(
         ),
         .target(
             name: "NetPath",
-            dependencies: ["NetPathCore", "NetPathConfig", "NetPathLinux"]
+            dependencies: ["NetPathCore", "NetPathConfig", "NetPathLinux", "NetPathPlugin"]
         ),
         .target(
             name: "NetPathAgent",
@@ -120,6 +144,10 @@ let package = Package(
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig"]),
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath", "TestSupport"]),
         .testTarget(name: "NetPathDispatchTests", dependencies: ["NetPathDispatch", "TestSupport"]),
+        .testTarget(
+            name: "NetPathPluginTests",
+            dependencies: ["NetPathPlugin", "NetPathLinux", "RouteMetricsPlugin", "EventLogPlugin", "TestSupport"]
+        ),
         .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTesting", "TestSupport"]),
         .testTarget(name: "NetPathAgentTests", dependencies: ["NetPathAgent", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),

@@ -1,1 +1,2 @@
 @_exported import NetPathCore
+@_exported import NetPathPlugin

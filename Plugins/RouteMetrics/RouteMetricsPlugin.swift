@@ -1,0 +1,155 @@
+import Logging
+import NetPathCore
+import NetPathPlugin
+
+/// `route-metrics`: the opt-in enforcement of a policy's `prefer`. It rewrites default-route
+/// metrics so that the kernel's own choice (the lowest metric) is the policy's primary, for IPv4
+/// and IPv6.
+///
+/// ```toml
+/// [plugin.route-metrics]
+/// policy = "default"     # the policy whose primary the kernel should use
+/// metrics = { wired = 100, wifi = 600, cellular = 700, other = 800 }   # NetworkManager's convention
+///
+/// [[rule]]
+/// name = "enforce-prefer"
+/// on = ["satisfied", "unsatisfied", "changed", "up", "down"]
+/// plugins = ["route-metrics"]
+/// ```
+///
+/// On start and on every path event of its policy (and on interface `up`, `down` and `changed`
+/// events, to catch routes that DHCP or an administrator re-added) it ranks the interfaces with a
+/// default route in the main table: the primary of each family first, then the other candidates
+/// in preference order, then the rest (links without carrier keep their routes, and IPv4 still
+/// uses them). Each route gets its type's base metric, raised where needed to stay above the
+/// route ranked before it, so the primary gets the lowest. Only default routes are changed, each
+/// one add-then-delete (``NetPathPlugin/RouteEditor``), so a default route always exists. Every
+/// change is logged. The first metric each route had is remembered and restored when the agent
+/// stops or a reload disables the plugin.
+///
+/// - Important: It needs the ``NetPathPlugin/PluginCapability/routeEditing`` capability (root or
+///   `CAP_NET_ADMIN`). A DHCP client or router advertisement that re-adds a route at its own
+///   metric adds a second route; the next event re-ranks both.
+public struct RouteMetricsPlugin: Plugin {
+    public static let name = "route-metrics"
+    public static let capabilities: Set<PluginCapability> = [.routeEditing]
+
+    /// The policy whose primary is enforced.
+    public let policy: String
+    let bases: MetricPlan.Bases
+    private let enforcer = Enforcer()
+
+    public init(configuration: PluginConfiguration) throws {
+        var settings = configuration
+        policy = settings.string("policy") ?? PathPolicy.default.name
+        var bases = MetricPlan.Bases()
+        settings.table("metrics") { metrics in
+            let range: ClosedRange<Int64> = 0...Int64(UInt32.max - 1024)
+            if let value = metrics.integer("wired", in: range) { bases.wired = UInt32(value) }
+            if let value = metrics.integer("wifi", in: range) { bases.wifi = UInt32(value) }
+            if let value = metrics.integer("cellular", in: range) { bases.cellular = UInt32(value) }
+            if let value = metrics.integer("other", in: range) { bases.other = UInt32(value) }
+        }
+        self.bases = bases
+        try settings.finish()
+    }
+
+    public func start(context: PluginContext) async throws {
+        guard let path = context.path(forPolicy: policy) else {
+            context.logger.warning("route-metrics: no path for policy \(policy) yet; enforcing from its first event")
+            return
+        }
+        try await enforcer.enforce(path, bases: bases, context: context)
+    }
+
+    public func handle(_ event: Event, context: PluginContext) async throws {
+        let path: NetworkPath?
+        switch (event.scope, event.name) {
+        case (.path, _) where event.policy == policy:
+            path = event.path ?? context.path(forPolicy: policy)
+        case (.interface, .up), (.interface, .down), (.interface, .changed):
+            path = context.path(forPolicy: policy)
+        default:
+            return
+        }
+        guard let path else { return }
+        try await enforcer.enforce(path, bases: bases, context: context)
+    }
+
+    public func stop(context: PluginContext) async throws {
+        try await enforcer.restore(context: context)
+    }
+
+    /// The remembered original metrics and the moves; an actor, so passes never interleave.
+    private actor Enforcer {
+        /// Each changed route's first metric, by identity without the metric.
+        private var originals: [RouteEntry: UInt32] = [:]
+
+        func enforce(_ path: NetworkPath, bases: MetricPlan.Bases, context: PluginContext) async throws {
+            let editor = try context.routeEditor()
+            let routes = try await editor.defaultRoutes()
+            let present = Set(routes.map(\.slotless))
+            originals = originals.filter { present.contains($0.key) }
+            var types: [Int32: InterfaceType] = [:]
+            for interface in context.state.interfaces { types[interface.index] = interface.type }
+            var targets: [RouteEntry: UInt32] = [:]
+            for family in [IPAddress.Family.ipv4, .ipv6] {
+                targets.merge(
+                    MetricPlan.targets(family: family, path: path, routes: routes, types: types, bases: bases)
+                ) { a, _ in a }
+            }
+            let reason = "primary of policy \(path.policy): \(path.primary?.name ?? "none")"
+            try await apply(
+                MetricPlan.moves(routes: routes, targets: targets),
+                editor: editor,
+                context: context,
+                reason: reason
+            )
+        }
+
+        func restore(context: PluginContext) async throws {
+            guard !originals.isEmpty else { return }
+            let editor = try context.routeEditor()
+            let routes = try await editor.defaultRoutes()
+            var targets: [RouteEntry: UInt32] = [:]
+            for route in routes {
+                if let original = originals[route.slotless] { targets[route] = original }
+            }
+            try await apply(
+                MetricPlan.moves(routes: routes, targets: targets),
+                editor: editor,
+                context: context,
+                reason: "restoring the original metrics"
+            )
+            originals = [:]
+        }
+
+        private func apply(
+            _ plan: (moves: [MetricPlan.Move], blocked: [RouteEntry]),
+            editor: any RouteEditor,
+            context: PluginContext,
+            reason: String
+        ) async throws {
+            for move in plan.moves {
+                let key = move.route.slotless
+                if originals[key] == nil { originals[key] = move.route.route.metric }
+                try await editor.changeMetric(of: move.route, to: move.metric)
+                let name =
+                    context.state.interfaces.first { $0.index == move.route.interfaceIndex }?.name
+                    ?? "#\(move.route.interfaceIndex)"
+                context.logger.notice(
+                    "route-metrics: \(move.route.route.family == .ipv6 ? "IPv6" : "IPv4") default route\(move.route.route.gateway.map { " via \($0)" } ?? "") dev \(name): metric \(move.route.route.metric) -> \(move.metric)\(move.isTemporary ? " (temporary, to free a slot)" : "") (\(reason))",
+                    metadata: [
+                        "interface": .string(name), "from": "\(move.route.route.metric)", "to": "\(move.metric)",
+                    ]
+                )
+                if originals[key] == move.metric { originals[key] = nil }
+            }
+            for route in plan.blocked {
+                context.logger.warning(
+                    "route-metrics: cannot move \(route): another default route holds its target metric"
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,509 @@
+import Logging
+import NetPathCore
+import Synchronization
+
+/// Runs the enabled plugins: delivers events to them, each call isolated by a timeout, and drives
+/// their lifecycle.
+///
+/// The agent's side, in order:
+///
+/// ```swift
+/// let runner = PluginRunner(plugins: plugins, routeEditor: NetlinkRouteEditor(), logger: logger)
+/// runner.update(state: state, paths: tracker.paths)   // before the first start, and after each change
+/// await runner.startAll()
+/// for event in events { runner.deliver(event, to: targets.flatMap(\.plugins)) }   // never blocks
+/// await runner.reload(newPlugins)      // after a config reload
+/// await runner.reopenAll()             // on SIGHUP, for log rotation
+/// await runner.stopAll()               // at shutdown: restores what plugins changed
+/// ```
+///
+/// ## Isolation
+///
+/// - Every plugin has its own queues; every ``NetPathCore/Event/subject`` (an interface, a
+///   policy) of a plugin has a FIFO, delivered by its own worker task, one call at a time, in
+///   order. A slow plugin delays only itself, and only for that subject.
+/// - Each call has ``Options/timeout``. A call that throws is logged and counted as a
+///   ``PluginStatistics/Outcome/failure``; the subject goes on with its next event.
+/// - A call still running at its timeout is logged and counted as a
+///   ``PluginStatistics/Outcome/timeout``, its task is cancelled, and the runner stops waiting
+///   for it. It cannot be killed, so to keep the plugin's promise of ordered, non-overlapping
+///   calls its subject stays **stuck** until the call returns: later events of that subject
+///   queue behind it, at most ``Options/maxQueuedPerSubject`` (beyond that the oldest is
+///   dropped and logged; the newest, the current state, is always kept). When the call finally
+///   returns, that is logged and counted as a late completion, and the queue resumes in order.
+///   A call that never returns leaves at most one abandoned task per subject; the plugin's other
+///   subjects, other plugins, hooks and the agent are unaffected.
+/// - Queued events made obsolete by a newer one of their subject are dropped (logged, counted),
+///   unless the plugin asks for every event (``Plugin/receivesObsoleteEvents``).
+/// - ``deliver(_:to:)`` only enqueues: it never waits for a plugin.
+public final class PluginRunner: Sendable {
+    /// Runner settings.
+    public struct Options: Sendable {
+        /// How long one call (an event, or a lifecycle callback) may take.
+        public var timeout: Duration
+        /// The most events one subject of one plugin keeps queued.
+        public var maxQueuedPerSubject: Int
+        /// How long ``stopAll()`` and ``reload(_:)`` wait for queued events to be delivered
+        /// before they drop the rest and call `stop`.
+        public var drainTimeout: Duration
+
+        public init(
+            timeout: Duration = .seconds(10),
+            maxQueuedPerSubject: Int = 64,
+            drainTimeout: Duration = .seconds(5)
+        ) {
+            self.timeout = timeout
+            self.maxQueuedPerSubject = max(1, maxQueuedPerSubject)
+            self.drainTimeout = drainTimeout
+        }
+    }
+
+    private struct Lane {
+        var id: UInt64
+        var plugin: LoadedPlugin
+        var queues: PluginQueues
+        var statistics = PluginStatistics()
+        var context: PluginContext
+    }
+
+    private struct State {
+        var lanes: [UInt64: Lane] = [:]
+        /// The lane that receives each name's events, in start order.
+        var active: [(name: String, id: UInt64)] = []
+        var lastID: UInt64 = 0
+        var stopping = false
+        var idleWaiters: [(lanes: Set<UInt64>, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Plugins that were asked for but are not running, logged once each.
+        var unknownLogged: Set<String> = []
+        /// Statistics of lanes that ended (a reload replaced or removed them), kept for metrics.
+        var retired: [String: PluginStatistics] = [:]
+    }
+
+    public let options: Options
+    /// The state and paths every context reads; ``update(state:paths:)`` sets it.
+    public let view: PluginStateView
+    private let routeEditor: (any RouteEditor)?
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// Creates a runner for `plugins` (in start order). Nothing runs until ``startAll()``.
+    ///
+    /// - Parameters:
+    ///   - plugins: The enabled plugins, e.g. from ``PluginRegistry/makePlugins(for:file:)``.
+    ///   - routeEditor: Given to plugins that declare ``PluginCapability/routeEditing``.
+    ///   - options: Timeouts and queue bounds.
+    ///   - logger: The runner's logger; each plugin logs through it with `plugin=NAME`.
+    public init(
+        plugins: [LoadedPlugin],
+        routeEditor: (any RouteEditor)? = nil,
+        options: Options = Options(),
+        logger: Logger
+    ) {
+        self.options = options
+        self.view = PluginStateView()
+        self.routeEditor = routeEditor
+        self.logger = logger
+        state.withLock { state in
+            for plugin in plugins {
+                Self.install(plugin, in: &state, view: view, editor: routeEditor, logger: logger, options: options)
+            }
+        }
+    }
+
+    /// The running plugins' names, in start order.
+    public var pluginNames: [String] { state.withLock { $0.active.map(\.name) } }
+
+    /// Each plugin's counters (including those a reload retired, merged under their name).
+    public var statistics: [String: PluginStatistics] {
+        state.withLock { state in
+            var result = state.retired
+            for (name, id) in state.active {
+                guard var lane = state.lanes[id] else { continue }
+                lane.statistics.queued = lane.queues.queued
+                lane.statistics.stuck = lane.queues.stuck
+                result[name] = result[name].map { Self.merge($0, lane.statistics) } ?? lane.statistics
+            }
+            return result
+        }
+    }
+
+    /// Sets the state and paths plugins read through their context. Call it after each change,
+    /// before delivering the change's events.
+    public func update(state: SystemState, paths: [NetworkPath]) {
+        view.update(state: state, paths: paths)
+    }
+
+    /// Calls every plugin's `start` (in order, each within the timeout). A plugin whose start
+    /// fails is logged and counted, and still receives events.
+    public func startAll() async {
+        let lanes = state.withLock { state in state.active.compactMap { state.lanes[$0.id] } }
+        for lane in lanes {
+            await lifecycle("start", lane) { try await lane.plugin.plugin.start(context: lane.context) }
+        }
+    }
+
+    /// Queues `event` for the plugins `names` (duplicates and names not running are ignored; the
+    /// latter logged once). Never blocks.
+    public func deliver(_ event: Event, to names: [String]) {
+        var seen: Set<String> = []
+        for name in names where seen.insert(name).inserted { deliver(event, toPlugin: name) }
+    }
+
+    /// Queues `event` for every running plugin (dispatcher mode, tests).
+    public func deliverToAll(_ event: Event) {
+        deliver(event, to: pluginNames)
+    }
+
+    /// Lets queued events drain (within ``Options/drainTimeout``), drops the rest, then calls
+    /// every plugin's `stop` in reverse start order, each within the timeout. Later events are
+    /// dropped.
+    public func stopAll() async {
+        let ids = state.withLock { state in
+            state.stopping = true
+            return state.active.map(\.id)
+        }
+        await retire(Array(ids.reversed()))
+    }
+
+    /// Applies a reloaded configuration's plugins: new ones start, removed ones stop (so e.g.
+    /// `route-metrics` restores the metrics it changed), and ones whose table changed are asked
+    /// to ``Plugin/reload(configuration:context:)``; those that decline are replaced (old one
+    /// stopped, new one started). Unchanged plugins keep running undisturbed.
+    public func reload(_ plugins: [LoadedPlugin]) async {
+        let current = state.withLock { state in
+            Dictionary(
+                state.active.compactMap { entry in state.lanes[entry.id].map { (entry.name, $0) } },
+                uniquingKeysWith: { a, _ in a }
+            )
+        }
+        let wanted = Set(plugins.map(\.name))
+        var retiring: [UInt64] = current.values.filter { !wanted.contains($0.plugin.name) }.map(\.id)
+        var starting: [LoadedPlugin] = []
+        for plugin in plugins {
+            guard let lane = current[plugin.name] else {
+                starting.append(plugin)
+                continue
+            }
+            if lane.plugin.configuration == plugin.configuration { continue }
+            let adopted = Flag()
+            await lifecycle("reload", lane) {
+                if try await lane.plugin.plugin.reload(configuration: plugin.configuration, context: lane.context) {
+                    adopted.set()
+                }
+            }
+            if !adopted.isSet {
+                retiring.append(lane.id)
+                starting.append(plugin)
+            }
+        }
+        // Detach the old lanes first so new events go to the replacements.
+        state.withLock { state in state.active.removeAll { retiring.contains($0.id) } }
+        await retire(retiring)
+        let added = state.withLock { state in
+            starting.map {
+                Self.install($0, in: &state, view: view, editor: routeEditor, logger: logger, options: options)
+            }
+        }
+        for lane in added {
+            await lifecycle("start", lane) { try await lane.plugin.plugin.start(context: lane.context) }
+        }
+        logger.info(
+            "plugins reloaded",
+            metadata: [
+                "started": "\(added.map(\.plugin.name))", "stopped": "\(retiring.count)", "running": "\(pluginNames)",
+            ]
+        )
+    }
+
+    /// Calls every plugin's `reopen` (SIGHUP: log rotation), each within the timeout.
+    public func reopenAll() async {
+        let lanes = state.withLock { state in state.active.compactMap { state.lanes[$0.id] } }
+        for lane in lanes {
+            await lifecycle("reopen", lane) { try await lane.plugin.plugin.reopen(context: lane.context) }
+        }
+    }
+
+    /// Returns when no plugin has a call running or an event queued, except behind a stuck call.
+    public func waitUntilIdle() async {
+        await waitUntilIdle(lanes: nil)
+    }
+
+    // MARK: - Delivery
+
+    private func deliver(_ event: Event, toPlugin name: String) {
+        enum Verdict { case queued(UInt64, [PluginQueues.Drop], Bool), stopping, unknown(Bool) }
+        let verdict: Verdict = state.withLock { state in
+            guard let id = state.active.first(where: { $0.name == name })?.id, var lane = state.lanes[id] else {
+                return state.stopping ? .stopping : .unknown(state.unknownLogged.insert(name).inserted)
+            }
+            if state.stopping {
+                lane.statistics.droppedStopping += 1
+                state.lanes[id] = lane
+                return .stopping
+            }
+            let (drops, start) = lane.queues.enqueue(event)
+            for drop in drops {
+                switch drop {
+                case .obsolete: lane.statistics.droppedObsolete += 1
+                case .overflow: lane.statistics.droppedOverflow += 1
+                }
+            }
+            state.lanes[id] = lane
+            return .queued(id, drops, start)
+        }
+        switch verdict {
+        case .queued(let id, let drops, let start):
+            for drop in drops { log(drop, plugin: name) }
+            if start { spawnWorker(lane: id, subject: event.subject) }
+        case .stopping:
+            logger.debug("plugins are stopping: \(event.name) of \(event.subject) not delivered to \(name)")
+        case .unknown(let first):
+            if first {
+                logger.warning(
+                    "plugin \(name) is not running; its events are dropped",
+                    metadata: ["plugin": .string(name)]
+                )
+            }
+        }
+    }
+
+    private func spawnWorker(lane id: UInt64, subject: String) {
+        // Unstructured on purpose: a worker must outlive nothing but its own queue, and a hung
+        // plugin call must never hold up whoever delivered the event.
+        Task { await self.work(lane: id, subject: subject) }
+    }
+
+    /// A subject's worker: its events, one call at a time, until the queue is empty or a call sticks.
+    private func work(lane id: UInt64, subject: String) async {
+        while let next = state.withLock({ state -> (Event, Lane)? in
+            guard var lane = state.lanes[id] else { return nil }
+            let event = lane.queues.take(subject)
+            state.lanes[id] = lane  // also when empty: the subject becomes idle
+            return event.map { ($0, lane) }
+        }) {
+            let (event, lane) = next
+            let plugin = lane.plugin
+            let context = lane.context
+            let outcome = await TimedCall.run(timeout: options.timeout) {
+                try await plugin.plugin.handle(event, context: context)
+            } late: { [self] outcome in
+                lateCompletion(outcome, lane: id, subject: subject, event: event)
+            }
+            record(outcome, lane: id, subject: subject, event: event)
+            if case .timedOut = outcome { break }
+        }
+        resumeIdleWaiters()
+    }
+
+    private func record(_ outcome: TimedCall.Outcome, lane id: UInt64, subject: String, event: Event) {
+        let name = state.withLock { state -> String in
+            guard var lane = state.lanes[id] else { return "" }
+            switch outcome {
+            case .returned(let duration):
+                lane.queues.finish(subject)
+                lane.statistics.record(.success, duration: duration)
+            case .threw(let error, let duration):
+                lane.queues.finish(subject)
+                lane.statistics.record(.failure, duration: duration)
+                lane.statistics.lastError = "\(error)"
+            case .timedOut:
+                lane.queues.markStuck(subject)
+                lane.statistics.record(.timeout, duration: nil)
+            }
+            state.lanes[id] = lane
+            return lane.plugin.name
+        }
+        let metadata: Logger.Metadata = [
+            "plugin": .string(name), "event": .string(event.name.rawValue), "subject": .string(subject),
+        ]
+        switch outcome {
+        case .returned(let duration):
+            logger.trace("plugin \(name) handled \(event.name) of \(subject) in \(duration)", metadata: metadata)
+        case .threw(let error, _):
+            logger.warning("plugin \(name) failed on \(event.name) of \(subject): \(error)", metadata: metadata)
+        case .timedOut:
+            logger.error(
+                "plugin \(name) did not return from \(event.name) of \(subject) within \(options.timeout); its later events of \(subject) wait until it does",
+                metadata: metadata
+            )
+        }
+    }
+
+    private func lateCompletion(_ outcome: TimedCall.Outcome, lane id: UInt64, subject: String, event: Event) {
+        let (name, resume) = state.withLock { state -> (String, Bool) in
+            guard var lane = state.lanes[id] else { return ("", false) }
+            lane.statistics.lateCompletions += 1
+            if case .threw(let error, _) = outcome { lane.statistics.lastError = "\(error)" }
+            let resume = lane.queues.unstick(subject)
+            state.lanes[id] = lane
+            return (lane.plugin.name, resume)
+        }
+        var took = ""
+        if case .returned(let duration) = outcome { took = "returned after \(duration)" }
+        if case .threw(let error, let duration) = outcome { took = "threw after \(duration): \(error)" }
+        logger.notice(
+            "plugin \(name) finally \(took) from \(event.name) of \(subject); delivering its queued events",
+            metadata: ["plugin": .string(name), "subject": .string(subject)]
+        )
+        if resume { spawnWorker(lane: id, subject: subject) }
+        resumeIdleWaiters()
+    }
+
+    private func log(_ drop: PluginQueues.Drop, plugin: String) {
+        switch drop {
+        case .obsolete(let old, let by):
+            logger.notice(
+                "dropped queued \(old.name) of \(old.subject) for plugin \(plugin): superseded by \(by.name) before it was delivered",
+                metadata: ["plugin": .string(plugin), "subject": .string(old.subject)]
+            )
+        case .overflow(let old):
+            logger.warning(
+                "dropped queued \(old.name) of \(old.subject) for plugin \(plugin): more than \(options.maxQueuedPerSubject) events waiting",
+                metadata: ["plugin": .string(plugin), "subject": .string(old.subject)]
+            )
+        }
+    }
+
+    // MARK: - Lifecycle
+
+    @discardableResult
+    private static func install(
+        _ plugin: LoadedPlugin,
+        in state: inout State,
+        view: PluginStateView,
+        editor: (any RouteEditor)?,
+        logger: Logger,
+        options: Options
+    ) -> Lane {
+        state.lastID += 1
+        let context = PluginContext(
+            pluginName: plugin.name,
+            logger: logger,
+            view: view,
+            capabilities: plugin.capabilities,
+            routeEditor: plugin.capabilities.contains(.routeEditing) ? editor : nil
+        )
+        let lane = Lane(
+            id: state.lastID,
+            plugin: plugin,
+            queues: PluginQueues(dropsObsolete: !plugin.receivesObsoleteEvents, limit: options.maxQueuedPerSubject),
+            context: context
+        )
+        state.lanes[lane.id] = lane
+        state.active.removeAll { $0.name == plugin.name }
+        state.active.append((plugin.name, lane.id))
+        return lane
+    }
+
+    /// Drains the lanes `ids` (bounded), drops what is left, calls their `stop` in order, and
+    /// removes them.
+    private func retire(_ ids: [UInt64]) async {
+        guard !ids.isEmpty else { return }
+        // Bounded: a lane stuck behind a hung call never drains. (A waiter left behind is
+        // resumed once the lanes are gone, below.)
+        _ = await TimedCall.run(timeout: options.drainTimeout) { await self.waitUntilIdle(lanes: Set(ids)) }
+        for id in ids {
+            let retiring = state.withLock { state -> (Lane, Int)? in
+                guard var lane = state.lanes[id] else { return nil }
+                let discarded = lane.queues.discardQueued()
+                lane.statistics.droppedStopping += discarded.count
+                state.lanes[id] = lane
+                return (lane, discarded.count)
+            }
+            guard let retiring else { continue }
+            let (lane, discarded) = retiring
+            if discarded > 0 {
+                logger.notice("plugin \(lane.plugin.name) stopping: \(discarded) queued event(s) not delivered")
+            }
+            await lifecycle("stop", lane) { try await lane.plugin.plugin.stop(context: lane.context) }
+            state.withLock { state in
+                guard var lane = state.lanes.removeValue(forKey: id) else { return }
+                lane.statistics.queued = 0
+                lane.statistics.stuck = lane.queues.stuck
+                state.retired[lane.plugin.name] =
+                    state.retired[lane.plugin.name].map { Self.merge($0, lane.statistics) } ?? lane.statistics
+                state.active.removeAll { $0.id == id }
+            }
+        }
+        resumeIdleWaiters()
+    }
+
+    /// Runs one lifecycle callback within the timeout; logs and counts failures.
+    private func lifecycle(_ what: String, _ lane: Lane, _ body: @escaping @Sendable () async throws -> Void) async {
+        let outcome = await TimedCall.run(timeout: options.timeout, operation: body)
+        let name = lane.plugin.name
+        let failure: String
+        switch outcome {
+        case .returned:
+            logger.debug("plugin \(name): \(what) done", metadata: ["plugin": .string(name)])
+            return
+        case .threw(let error, _):
+            failure = "failed: \(error)"
+        case .timedOut:
+            failure = "did not return within \(options.timeout)"
+        }
+        logger.error("plugin \(name): \(what) \(failure)", metadata: ["plugin": .string(name)])
+        state.withLock { state in
+            state.lanes[lane.id]?.statistics.lifecycleFailures[what, default: 0] += 1
+            if case .threw(let error, _) = outcome { state.lanes[lane.id]?.statistics.lastError = "\(error)" }
+        }
+    }
+
+    // MARK: - Idle
+
+    private func waitUntilIdle(lanes: Set<UInt64>?) async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state in
+                if Self.isIdle(state, lanes) { return true }
+                state.idleWaiters.append((lanes ?? Set(state.lanes.keys), continuation))
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    private static func isIdle(_ state: State, _ lanes: Set<UInt64>?) -> Bool {
+        state.lanes.allSatisfy { id, lane in lanes.map { !$0.contains(id) } ?? false || lane.queues.active == 0 }
+    }
+
+    private func resumeIdleWaiters() {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            var ready: [CheckedContinuation<Void, Never>] = []
+            var waiting: [(lanes: Set<UInt64>, continuation: CheckedContinuation<Void, Never>)] = []
+            for waiter in state.idleWaiters {
+                if Self.isIdle(state, waiter.lanes) {
+                    ready.append(waiter.continuation)
+                } else {
+                    waiting.append(waiter)
+                }
+            }
+            state.idleWaiters = waiting
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    private static func merge(_ a: PluginStatistics, _ b: PluginStatistics) -> PluginStatistics {
+        var m = a
+        for (outcome, count) in b.calls { m.calls[outcome, default: 0] += count }
+        m.lateCompletions += b.lateCompletions
+        m.stuck += b.stuck
+        m.queued += b.queued
+        m.droppedObsolete += b.droppedObsolete
+        m.droppedOverflow += b.droppedOverflow
+        m.droppedStopping += b.droppedStopping
+        for (what, count) in b.lifecycleFailures { m.lifecycleFailures[what, default: 0] += count }
+        m.completedCalls += b.completedCalls
+        m.totalDuration += b.totalDuration
+        m.maximumDuration = max(a.maximumDuration, b.maximumDuration)
+        m.lastError = b.lastError ?? a.lastError
+        return m
+    }
+}
+
+/// A one-way flag set from a `@Sendable` closure.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
