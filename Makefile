@@ -60,7 +60,10 @@ run: build
 # rather than skip when root is missing.
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip RouteStormTests
+	@# The 100,000-route storms run alone: "no overrun with the default buffer" is a claim about
+	@# the engine, not about how it fares against 250 other tests for two cores.
+	$(SWIFT) test --skip-build --filter RouteStormTests
 
 bench: deps
 	$(SWIFT) build -c release

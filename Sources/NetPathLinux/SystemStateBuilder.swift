@@ -1,3 +1,4 @@
+import Glibc
 import NetPathCore
 
 /// Turns ``KernelSnapshot``s into the core's ``SystemState``: classifies each link from netlink
@@ -12,6 +13,31 @@ public struct SystemStateBuilder: Sendable {
     /// Where DNS servers come from.
     public var resolvConfPath: String
     private var facts: [Int32: LinkFacts] = [:]
+    private var dns = DNSCache()
+
+    /// The nameservers and the identity of the file they came from: re-read only when the file
+    /// changes, so an update costs one stat(2) instead of open, read and parse.
+    private struct DNSCache: Sendable {
+        var inode: UInt = 0
+        var size = -1
+        var seconds = 0
+        var nanoseconds = 0
+        var servers: [IPAddress] = []
+
+        mutating func servers(at path: String) -> [IPAddress] {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                self = DNSCache()
+                return []
+            }
+            let key = (UInt(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+            if (inode, size, seconds, nanoseconds) != key {
+                (inode, size, seconds, nanoseconds) = key
+                servers = ResolvConf.nameservers(path: path)
+            }
+            return servers
+        }
+    }
 
     public init(classifier: InterfaceClassifier = InterfaceClassifier(), sysfs: SysfsReader = SysfsReader(), resolvConfPath: String = "/etc/resolv.conf") {
         self.classifier = classifier
@@ -55,6 +81,6 @@ public struct SystemStateBuilder: Sendable {
             )
         }
         facts = seen
-        return SystemState(interfaces: interfaces, dnsServers: ResolvConf.nameservers(path: resolvConfPath), targets: targets)
+        return SystemState(interfaces: interfaces, dnsServers: dns.servers(at: resolvConfPath), targets: targets)
     }
 }

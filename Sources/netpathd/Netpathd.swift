@@ -44,10 +44,9 @@ struct Netpathd: AsyncParsableCommand {
     func run() async throws {
         let level = logLevel
         let environment = ProcessInfo.processInfo.environment
+        // Under systemd, stderr goes to the journal: lines then carry <N> priority prefixes.
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            JournalLogHandler.standardError(label: label, logLevel: level)
         }
         let logger = Logger(label: "netpathd")
         let agent: Agent

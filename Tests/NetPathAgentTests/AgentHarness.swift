@@ -79,6 +79,17 @@ final class AgentHarness: @unchecked Sendable {
         }
     }
 
+    /// Waits until `file` has `count` lines satisfying `predicate` (same wake-ups as above).
+    func awaitLines(in file: URL, _ what: String, count: Int, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (String) -> Bool) async throws -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let lines = ((try? String(contentsOf: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init).filter(predicate)
+            if lines.count >= count { return lines }
+            guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for \(what); have \(lines.count) of \(count)") }
+            _ = try? await stderr.next("agent log activity", timeout: .milliseconds(200))
+        }
+    }
+
     func stop() {
         process.terminate(grace: 10)
         notify.close()

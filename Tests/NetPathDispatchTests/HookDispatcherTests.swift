@@ -64,7 +64,9 @@ struct HookDispatcherTests {
                 """
             )
             try await Self.withDispatcher(dir) { dispatcher in
-                let timeout = Duration.seconds(3)
+                // Long enough that nothing but the hung hook reaches it, even with the whole
+                // suite running on two cores: waiting for it is what the test must rule out.
+                let timeout = Duration.seconds(10)
                 let started = ContinuousClock.now
                 dispatcher.dispatch(Events.interface(.up, "hang", index: 10), to: [.all(timeout: timeout)])
                 _ = try await dir.await("seen") { $0.contains("hang up") }
@@ -78,7 +80,7 @@ struct HookDispatcherTests {
                         to: [.all(timeout: timeout)]
                     )
                 }
-                _ = try await dir.await("seen", timeout: .seconds(2)) { text in
+                _ = try await dir.await("seen", timeout: .seconds(8)) { text in
                     ["fast0", "fast1", "fast2"].allSatisfy {
                         text.contains("\($0) up") && text.contains("\($0) carrier-down")
                     }
@@ -106,7 +108,8 @@ struct HookDispatcherTests {
                 """
             )
             try await Self.withDispatcher(dir) { dispatcher in
-                let target = HookTarget.all(timeout: .seconds(1))
+                // Only the hung hook may time out; the others get room for a loaded machine.
+                let target = HookTarget.all(timeout: .seconds(4))
                 dispatcher.dispatch(Events.interface(.added, "eth0"), to: [target])
                 _ = try await dir.await("seen") { $0.contains("added") }
                 dispatcher.dispatch(Events.interface(.up, "eth0"), to: [target])

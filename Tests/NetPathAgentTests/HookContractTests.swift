@@ -1,0 +1,89 @@
+import Foundation
+import NetPath
+import Testing
+import TestSupport
+
+/// The hook contract end to end: a kernel change in a namespace, the real agent, a real hook.
+@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+struct HookContractTests {
+    /// Records argv, environment, working directory and stdin as one JSON line per run.
+    static func recorder(log: String) -> String {
+        """
+        #!/usr/bin/python3
+        import json, os, sys
+        record = {"argv": sys.argv[1:], "env": dict(os.environ), "cwd": os.getcwd(), "stdin": sys.stdin.read()}
+        with open("\(log)", "a") as f:
+            f.write(json.dumps(record) + "\\n")
+        """
+    }
+
+    struct Run: Decodable {
+        var argv: [String]
+        var env: [String: String]
+        var cwd: String
+        var stdin: String
+    }
+
+    static let expectedNames: Set<String> = [
+        "NETPATH_EVENT", "NETPATH_SCOPE", "NETPATH_POLICY", "NETPATH_RULE", "NETPATH_INTERFACE",
+        "NETPATH_INTERFACE_TYPE", "NETPATH_INTERFACE_KIND", "NETPATH_PREVIOUS_INTERFACE", "NETPATH_STATUS",
+        "NETPATH_METERED", "NETPATH_CONSTRAINED", "NETPATH_IPV4", "NETPATH_IPV6", "NETPATH_DNS",
+        "NETPATH_ADDRESSES", "NETPATH_GATEWAYS", "NETPATH_STARTUP", "PATH", "LANG",
+    ]
+
+    @Test("a veth toggle runs the hook with the documented argv, environment and stdin, and nothing else")
+    func vethToggle() async throws {
+        try await NetworkNamespace.with(["contract", "peer"]) { namespaces in
+            try AgentLifecycleTests.uplink(namespaces)
+            let agent = try await AgentHarness(
+                namespace: namespaces[0],
+                config: "[[rule]]\nname = \"watch\"\non = [\"carrier-down\", \"down\", \"unsatisfied\"]\nrun = [\"10-record\", \"20-contract\"]\n",
+                environment: ["NETPATH_LEAK_MARKER": "must-not-reach-hooks", "HOME": "/root"]
+            )
+            defer { agent.stop() }
+            let log = agent.directory.appendingPathComponent("contract.jsonl")
+            let hook = agent.hooks.appendingPathComponent("20-contract")
+            try Self.recorder(log: log.path).write(to: hook, atomically: true, encoding: .utf8)
+            chmod(hook.path, 0o755)
+            try await agent.awaitReady()
+
+            try namespaces[1].ip("link", "set", "up0p", "down")
+            // Three live runs (startup events match the rule too, with NETPATH_STARTUP=1). The
+            // interface's and the path's hooks run concurrently, so order them by argv below.
+            let lines = try await agent.awaitLines(in: log, "three live runs of the contract hook", count: 3) {
+                $0.contains(#""NETPATH_STARTUP": "0""#)
+            }
+            let runs = try lines.map { try JSONDecoder().decode(Run.self, from: Data($0.utf8)) }
+                .sorted { ($0.argv[0].isEmpty ? 1 : 0, $0.argv[1] == "down" ? 1 : 0) < ($1.argv[0].isEmpty ? 1 : 0, $1.argv[1] == "down" ? 1 : 0) }
+            #expect(runs.map { $0.argv } == [["up0", "carrier-down"], ["up0", "down"], ["", "unsatisfied"]])
+
+            for run in runs {
+                #expect(Set(run.env.keys) == Self.expectedNames, "\(run.env.keys.sorted())")
+                #expect(run.env["PATH"] == "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+                #expect(run.env["LANG"] == "C.UTF-8")
+                #expect(run.env["NETPATH_RULE"] == "watch")
+                #expect(run.env["NETPATH_STARTUP"] == "0")
+                #expect(run.cwd == "/")
+                let event = try JSONDecoder().decode(Event.self, from: Data(run.stdin.utf8))
+                #expect(event.name.rawValue == run.argv[1])
+                #expect(run.env["NETPATH_EVENT"] == event.name.rawValue)
+                #expect(run.env["NETPATH_SCOPE"] == event.scope.rawValue)
+            }
+            let down = runs[1]
+            #expect(down.env["NETPATH_INTERFACE"] == "up0")
+            #expect(down.env["NETPATH_INTERFACE_TYPE"] == "other")
+            #expect(down.env["NETPATH_INTERFACE_KIND"] == "veth")
+            #expect(down.env["NETPATH_METERED"] == "0")
+            #expect(down.env["NETPATH_ADDRESSES"]?.contains("192.0.2.10/24") == true)
+            let downEvent = try JSONDecoder().decode(Event.self, from: Data(down.stdin.utf8))
+            #expect(downEvent.interfaceState?.carrier == false)
+            #expect(downEvent.interfaceState?.defaultRoutes.first?.gateway == "192.0.2.1")
+
+            let unsatisfied = runs[2]
+            #expect(unsatisfied.env["NETPATH_POLICY"] == "default")
+            #expect(unsatisfied.env["NETPATH_STATUS"] == "unsatisfied")
+            #expect(unsatisfied.env["NETPATH_PREVIOUS_INTERFACE"] == "up0")
+            #expect(unsatisfied.env["NETPATH_INTERFACE"] == "")
+        }
+    }
+}
