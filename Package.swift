@@ -114,6 +114,8 @@ let package = Package(
             dependencies: [
                 "NetPath",
                 "NetPathAgent",
+                "RouteMetricsPlugin",
+                "EventLogPlugin",
                 "NetPathDispatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -124,6 +126,8 @@ let package = Package(
             dependencies: [
                 "NetPath",
                 "NetPathAgent",
+                "RouteMetricsPlugin",
+                "EventLogPlugin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

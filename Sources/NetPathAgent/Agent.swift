@@ -3,6 +3,7 @@ import Logging
 import NetPath
 import NetPathDispatch
 import NetPathLinux
+import NetPathPlugin
 import Prometheus
 import ServiceLifecycle
 import Synchronization
@@ -37,17 +38,26 @@ public final class Agent: Service, Sendable {
     }
 
     public let options: AgentOptions
+    /// The plugin types this agent knows; rules may name only these.
+    public let plugins: PluginRegistry
     private let initial: ConfigurationFile.Loaded
+    private let initialPlugins: [LoadedPlugin]
     private let inputs: AsyncStream<Input>
     private let input: AsyncStream<Input>.Continuation
     private let snapshot = Mutex(AgentSnapshot())
     let metrics = AgentMetrics()
     private let notifier: SystemdNotifier
 
-    /// Loads and validates the configuration; an invalid one fails here, before anything starts.
-    public init(options: AgentOptions) throws(ConfigurationFile.Failure) {
+    /// Loads and validates the configuration, plugin tables included; an invalid one fails here,
+    /// before anything starts.
+    ///
+    /// - Parameters:
+    ///   - options: Where configuration and inputs come from.
+    ///   - plugins: The plugin types rules may enable (netpathd registers the ones under `Plugins/`).
+    public init(options: AgentOptions, plugins: PluginRegistry = PluginRegistry()) throws(ConfigurationFile.Failure) {
         self.options = options
-        initial = try ConfigurationFile.load(path: options.configPath).get()
+        self.plugins = plugins
+        (initial, initialPlugins) = try Self.load(options.configPath, plugins: plugins).get()
         (inputs, input) = AsyncStream.makeStream(of: Input.self)
         notifier = SystemdNotifier(environment: options.environment)
     }
@@ -85,6 +95,14 @@ public final class Agent: Service, Sendable {
             runner: HookRunner(logger: logger),
             logger: logger
         )
+        let routeEditor: NetlinkRouteEditor?
+        do {
+            routeEditor = try NetlinkRouteEditor(namespace: options.namespace)
+        } catch {
+            logger.warning("route editing unavailable to plugins: \(error)")
+            routeEditor = nil
+        }
+        let pluginRunner = PluginRunner(plugins: initialPlugins, routeEditor: routeEditor, logger: logger)
         let control = ControlServer(
             path: options.controlSocketPath ?? configuration.agent.controlSocket,
             logger: logger,
@@ -100,7 +118,8 @@ public final class Agent: Service, Sendable {
         let metricsServer = configuration.agent.metrics.isEmpty
             ? nil
             : MetricsServer(address: configuration.agent.metrics, logger: logger) { [self] in
-                metrics.update(engine: engine.statistics, hooks: hooks.statistics)
+                let pluginErrors = pluginRunner.statistics.mapValues { ($0.calls[.failure] ?? 0) + ($0.calls[.timeout] ?? 0) }
+                metrics.update(engine: engine.statistics, hooks: hooks.statistics, pluginErrors: pluginErrors)
                 return metrics.text()
             }
         do {
@@ -130,6 +149,7 @@ public final class Agent: Service, Sendable {
             source: initial.source,
             observer: observer,
             hooks: hooks,
+            plugins: pluginRunner,
             control: control,
             recorder: recorder
         )
@@ -151,6 +171,8 @@ public final class Agent: Service, Sendable {
                     }
                 }
                 await loop.run(inputs)
+                // Plugins stop before the process ends: route-metrics puts the original metrics back.
+                await pluginRunner.stopAll()
                 group.cancelAll()
             }
         } onGracefulShutdown: { [notifier] in
@@ -159,6 +181,16 @@ public final class Agent: Service, Sendable {
             engine.stop()
         }
         logger.info("stopped")
+    }
+
+    /// The configuration at `path` and the plugins it enables, created from their tables: all
+    /// validated together, so a bad plugin table is an error with its line like any other.
+    static func load(_ path: String?, plugins: PluginRegistry) -> Result<(ConfigurationFile.Loaded, [LoadedPlugin]), ConfigurationFile.Failure> {
+        ConfigurationFile.load(path: path, knownPlugins: plugins.knownPlugins).flatMap { loaded in
+            plugins.makePlugins(for: loaded.configuration, file: loaded.source)
+                .map { (loaded, $0) }
+                .mapError { .invalid($0) }
+        }
     }
 
     /// Half of `WATCHDOG_USEC`, when systemd asks for pings (and, if given, for this process).

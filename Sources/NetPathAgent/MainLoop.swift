@@ -4,6 +4,7 @@ import Logging
 import NetPath
 import NetPathDispatch
 import NetPathLinux
+import NetPathPlugin
 
 /// The agent's single writer: takes inputs one at a time and carries out what the pure parts
 /// (``PathTracker``, `Settler`, `RuleMatcher`) decide.
@@ -13,6 +14,7 @@ final class MainLoop {
     private var source: String
     private let observer: SystemObserver
     private let hooks: HookDispatcher
+    private let plugins: PluginRunner
     private let control: ControlServer
     private let recorder: TraceWriter?
     private var logger: Logger { agent.options.logger }
@@ -31,6 +33,7 @@ final class MainLoop {
         source: String,
         observer: SystemObserver,
         hooks: HookDispatcher,
+        plugins: PluginRunner,
         control: ControlServer,
         recorder: TraceWriter?
     ) {
@@ -39,6 +42,7 @@ final class MainLoop {
         self.source = source
         self.observer = observer
         self.hooks = hooks
+        self.plugins = plugins
         self.control = control
         self.recorder = recorder
         tracker = PathTracker(policies: configuration.policies)
@@ -60,7 +64,7 @@ final class MainLoop {
                 timerDeadline = nil
                 dispatch(settler.tick(at: .now))
             case .reload(let reply):
-                reply(reload())
+                reply(await reload())
             case .ended:
                 // Held events are the final state of their subjects: dispatch them before stopping.
                 dispatch(settler.flush())
@@ -78,6 +82,8 @@ final class MainLoop {
         lastUpdate = update
         record(update)
         let startup = tracker.start(with: update.state, at: update.time)
+        plugins.update(state: tracker.state, paths: tracker.paths)
+        await plugins.startAll()
         if configuration.agent.startupEvents {
             // Startup events bypass settle (there is no burst to collapse) but teach it the state.
             dispatch(settler.receive(startup, at: .now))
@@ -88,8 +94,9 @@ final class MainLoop {
         // READY=1 means: the state is loaded and its startup events have been dispatched. Their
         // hooks get a bounded time, so one hung hook cannot keep systemd waiting forever.
         let waited = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { [hooks] in
+            group.addTask { [hooks, plugins] in
                 await hooks.waitUntilIdle()
+                await plugins.waitUntilIdle()
                 return true
             }
             group.addTask { [limit = agent.options.readyWaitLimit] in
@@ -113,6 +120,8 @@ final class MainLoop {
         lastUpdate = update
         record(update)
         let events = tracker.update(to: update.state, at: update.time)
+        // Plugins read the new state through their context before they get its events.
+        plugins.update(state: tracker.state, paths: tracker.paths)
         dispatch(settler.receive(events, at: .now))
         publish(update)
     }
@@ -163,6 +172,7 @@ final class MainLoop {
             // Even with no target, the dispatcher sees the event: it makes older queued events
             // of the same subject obsolete.
             hooks.dispatch(event, to: hookTargets)
+            plugins.deliver(event, to: targets.flatMap(\.plugins))
             if let line = try? JSONCoding.line(event) { control.broadcast(line) }
             agent.metrics.record(event)
             logger.info(
@@ -187,7 +197,15 @@ final class MainLoop {
 
     // MARK: Reload
 
-    private func reload() -> ControlReply {
+    private func reload() async -> ControlReply {
+        let reply = await applyConfiguration()
+        // Log files are reopened on every SIGHUP, whether or not the configuration was valid:
+        // that is what logrotate's postrotate expects.
+        await plugins.reopenAll()
+        return reply
+    }
+
+    private func applyConfiguration() async -> ControlReply {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let monotonicMicroseconds = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
@@ -195,13 +213,14 @@ final class MainLoop {
         defer { agent.notify(["READY=1", "STATUS=\(statusLine)"]) }
 
         let loaded: ConfigurationFile.Loaded
-        switch ConfigurationFile.load(path: agent.options.configPath) {
+        let newPlugins: [LoadedPlugin]
+        switch Agent.load(agent.options.configPath, plugins: agent.plugins) {
         case .failure(let failure):
             for line in failure.description.split(separator: "\n") { logger.error("\(line)") }
             logger.error("reload rejected: the configuration in force is unchanged")
             return .failure("reload rejected; the configuration in force is unchanged:\n\(failure)")
         case .success(let value):
-            loaded = value
+            (loaded, newPlugins) = value
         }
         let new = loaded.configuration
         for warning in new.warnings { logger.warning("\(warning)") }
@@ -220,6 +239,7 @@ final class MainLoop {
         matcher = RuleMatcher(configuration: new)
         settler = Settler(window: new.agent.settle)
         settler.remember(tracker.start(with: tracker.state, at: Date()))
+        await plugins.reload(newPlugins)
         observer.setOverrides(new.interfaces)
         observer.setTargets(new.policies.compactMap(\.target))
         var events = tracker.setPolicies(new.policies, at: Date())
@@ -228,6 +248,7 @@ final class MainLoop {
             let update = observer.update(from: lastSnapshot)
             events += tracker.update(to: update.state, at: Date())
         }
+        plugins.update(state: tracker.state, paths: tracker.paths)
         dispatch(settler.receive(events, at: .now))
         publish(nil)
         logger.notice("configuration reloaded", metadata: ["source": .string(loaded.source)])

@@ -71,7 +71,12 @@ struct ConfigOptions: ParsableArguments {
 
     /// The configuration, or exit 1 after printing its diagnostics as `FILE:LINE:COL: error: …`.
     func load() throws -> ConfigurationFile.Loaded {
-        switch ConfigurationFile.load(path: config) {
+        let plugins = PluginRegistry.shipped
+        let result = ConfigurationFile.load(path: config, knownPlugins: plugins.knownPlugins).flatMap { loaded in
+            // Plugin tables are validated by their plugins, as the agent does at start and reload.
+            plugins.makePlugins(for: loaded.configuration, file: loaded.source).map { _ in loaded }.mapError { .invalid($0) }
+        }
+        switch result {
         case .success(let loaded):
             for warning in loaded.configuration.warnings { FileOutput.write("\(warning)\n", to: 2) }
             return loaded

@@ -60,7 +60,8 @@ struct Netpathd: AsyncParsableCommand {
                     environment: environment,
                     controlSocketPath: controlSocket,
                     logger: logger
-                )
+                ),
+                plugins: .shipped
             )
         } catch {
             FileHandle.standardError.write(Data("\(error)\nnetpathd: not started: the configuration has errors\n".utf8))
