@@ -80,12 +80,45 @@ public struct RouteMetricsPlugin: Plugin {
         try await enforcer.restore(context: context)
     }
 
-    /// The remembered original metrics and the moves; an actor, so passes never interleave.
+    /// The remembered original metrics and the passes that move routes.
+    ///
+    /// An actor alone would not do: it is re-entered at every `await`, and calls for different
+    /// subjects (a path event, an interface event) arrive concurrently. Two passes interleaving
+    /// would each plan from a listing the other makes stale, so each pass holds ``PassLock``.
     private actor Enforcer {
         /// Each changed route's first metric, by identity without the metric.
         private var originals: [RouteEntry: UInt32] = [:]
+        private let lock = PassLock()
 
         func enforce(_ path: NetworkPath, bases: MetricPlan.Bases, context: PluginContext) async throws {
+            try await exclusively {
+                do {
+                    try await self.enforcePass(path, bases: bases, context: context)
+                } catch let error as RouteEditorError where error.code == .notFound || error.code == .exists {
+                    // Someone else (a DHCP client, an administrator) changed the routes under us:
+                    // plan again from a fresh listing, once.
+                    context.logger.notice("route-metrics: \(error); planning again")
+                    try await self.enforcePass(path, bases: bases, context: context)
+                }
+            }
+        }
+
+        func restore(context: PluginContext) async throws {
+            try await exclusively { try await self.restorePass(context: context) }
+        }
+
+        private func exclusively(_ body: () async throws -> Void) async throws {
+            await lock.acquire()
+            do {
+                try await body()
+            } catch {
+                await lock.release()
+                throw error
+            }
+            await lock.release()
+        }
+
+        private func enforcePass(_ path: NetworkPath, bases: MetricPlan.Bases, context: PluginContext) async throws {
             let editor = try context.routeEditor()
             let routes = try await editor.defaultRoutes()
             let present = Set(routes.map(\.slotless))
@@ -107,7 +140,7 @@ public struct RouteMetricsPlugin: Plugin {
             )
         }
 
-        func restore(context: PluginContext) async throws {
+        private func restorePass(context: PluginContext) async throws {
             guard !originals.isEmpty else { return }
             let editor = try context.routeEditor()
             let routes = try await editor.defaultRoutes()
@@ -150,6 +183,28 @@ public struct RouteMetricsPlugin: Plugin {
                     "route-metrics: cannot move \(route): another default route holds its target metric"
                 )
             }
+        }
+    }
+}
+
+/// A FIFO lock for async code: one holder at a time, across suspension points.
+private actor PassLock {
+    private var held = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard held else {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty {
+            held = false
+        } else {
+            waiters.removeFirst().resume()
         }
     }
 }
