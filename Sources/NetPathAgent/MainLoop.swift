@@ -162,13 +162,7 @@ final class MainLoop {
         guard !events.isEmpty else { return }
         for event in events {
             let targets = matcher.targets(for: event)
-            let hookTargets = targets.compactMap { target -> HookTarget? in
-                switch target.hooks {
-                case .all: return HookTarget(rule: target.rule, hooks: .all, timeout: target.timeout)
-                case .named(let names) where names.isEmpty: return nil
-                case .named(let names): return HookTarget(rule: target.rule, hooks: .named(names), timeout: target.timeout)
-                }
-            }
+            let hookTargets = targets.compactMap(HookTarget.init)
             // Even with no target, the dispatcher sees the event: it makes older queued events
             // of the same subject obsolete.
             hooks.dispatch(event, to: hookTargets)

@@ -1,9 +1,11 @@
 import ArgumentParser
 import FoundationEssentials
+import Logging
 import NetPath
+import NetPathDispatch
 
 extension Netpathctl {
-    struct Simulate: ParsableCommand {
+    struct Simulate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Replay a recorded trace through policies, settle and rules; print what would be dispatched.",
             discussion: """
@@ -12,6 +14,9 @@ extension Netpathctl {
                 with the rule targets it would be dispatched to; nothing is run (a dry run).
                 The configuration's [[interface]] overrides are applied to the recorded interfaces,
                 and settle uses the trace's own timestamps, so a replay is deterministic.
+                With --run-hooks, the matching hooks really run (trust checks, environment, stdin
+                JSON, timeouts: exactly as netpathd runs them), one event after another as fast as
+                they complete rather than at the trace's pace; their output goes to stderr.
                 """
         )
 
@@ -20,7 +25,13 @@ extension Netpathctl {
         @Option(name: .long, help: ArgumentHelp("The trace to replay.", valueName: "FILE"))
         var trace: String
 
-        func run() throws {
+        @Flag(name: .long, help: "Run the hooks each event is dispatched to (not a dry run).")
+        var runHooks = false
+
+        @Option(name: .long, help: ArgumentHelp("With --run-hooks: the hooks directory instead of the configuration's hooks_dir.", valueName: "DIR"))
+        var hooksDir: String?
+
+        func run() async throws {
             let configuration = try config.load().configuration
             let text: String
             do {
@@ -34,8 +45,40 @@ extension Netpathctl {
                 FileOutput.write("\(error)\n", to: 2)
                 throw ExitCode(1)
             case .success(let records):
-                for line in Replay(configuration: configuration).run(records) { print(line) }
+                let replay = Replay(configuration: configuration)
+                let dispatches = replay.dispatches(records)
+                if runHooks {
+                    try await run(dispatches, hooksDirectory: hooksDir ?? configuration.agent.hooksDirectory)
+                } else {
+                    for dispatch in dispatches { print(Replay.line(dispatch)) }
+                }
             }
+        }
+
+        /// Prints each event's line, then runs its hooks through the agent's own dispatcher.
+        private func run(_ dispatches: [Replay.Dispatch], hooksDirectory: String) async throws {
+            LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+            let logger = Logger(label: "netpathctl.simulate")
+            let directory = HookDirectory(path: hooksDirectory, logger: logger)
+            let dispatcher = HookDispatcher(directory: directory, runner: HookRunner(logger: logger), logger: logger)
+            for entry in directory.entries() where !entry.isAccepted {
+                FileOutput.write("\(hooksDirectory)/\(entry.name): \(entry.status)\n", to: 2)
+            }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await dispatcher.run() }
+                for dispatch in dispatches {
+                    print(Replay.line(dispatch))
+                    dispatcher.dispatch(dispatch.event, to: dispatch.targets.compactMap(HookTarget.init))
+                    // One event at a time, so output reads in the trace's order.
+                    await dispatcher.waitUntilIdle()
+                }
+                group.cancelAll()
+            }
+            let statistics = dispatcher.statistics
+            let runs = statistics.runs.values.reduce(0, +)
+            let failed = statistics.runs.filter { $0.key.outcome != .success }.values.reduce(0, +)
+            FileOutput.write("ran \(runs) hook\(runs == 1 ? "" : "s"), \(failed) failed or timed out\n", to: 2)
+            if failed > 0 { throw ExitCode(1) }
         }
     }
 }
@@ -44,8 +87,14 @@ extension Netpathctl {
 struct Replay {
     let configuration: Configuration
 
-    /// The dispatch lines, one per event, in the order the agent would dispatch them.
-    func run(_ records: [Trace.Record]) -> [String] {
+    /// One event and where the rules send it.
+    struct Dispatch {
+        var event: Event
+        var targets: [DispatchTarget]
+    }
+
+    /// The events and their targets, in the order the agent would dispatch them.
+    func dispatches(_ records: [Trace.Record]) -> [Dispatch] {
         guard let first = records.first else { return [] }
         let classifier = InterfaceClassifier(overrides: configuration.interfaces)
         let matcher = RuleMatcher(configuration: configuration)
@@ -74,13 +123,20 @@ struct Replay {
             }
         }
         events += settler.flush()
-        return events.map { event in
-            let targets = matcher.targets(for: event)
-            let destination = targets.isEmpty
-                ? "(no rule matches)"
-                : targets.map { ($0.rule.map { "rule \"\($0)\"" } ?? "dispatcher") + ": \($0)" }.joined(separator: " | ")
-            return "\(RFC3339.format(event.time))  \(Self.describe(event))  → \(destination)"
-        }
+        return events.map { Dispatch(event: $0, targets: matcher.targets(for: $0)) }
+    }
+
+    /// The dispatch lines, one per event.
+    func run(_ records: [Trace.Record]) -> [String] {
+        dispatches(records).map(Self.line)
+    }
+
+    /// `TIME  SCOPE EVENT …  → targets`.
+    static func line(_ dispatch: Dispatch) -> String {
+        let destination = dispatch.targets.isEmpty
+            ? "(no rule matches)"
+            : dispatch.targets.map { ($0.rule.map { "rule \"\($0)\"" } ?? "dispatcher") + ": \($0)" }.joined(separator: " | ")
+        return "\(RFC3339.format(dispatch.event.time))  \(describe(dispatch.event))  → \(destination)"
     }
 
     /// Applies the configuration's overrides on top of the recorded classification.

@@ -71,3 +71,35 @@ struct SimulateCommandTests {
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 }
+
+/// `simulate --run-hooks`: the same replay, with the real hooks run by the agent's dispatcher.
+struct SimulateRunHooksTests {
+    @Test("--run-hooks runs the hooks the rules name, with the event's argv and rule")
+    func runsTheNamedHooks() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("np-simhooks-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        chmod(dir.path, 0o755)
+        let log = dir.appendingPathComponent("ran.log").path
+        for name in ["20-modem-off", "50-vpn-restart", "60-backups-pause"] {
+            let hook = dir.appendingPathComponent(name)
+            try "#!/bin/sh\necho \"\(name) $NETPATH_RULE $2 ${1:--}\" >> \(log)\n".write(to: hook, atomically: true, encoding: .utf8)
+            chmod(hook.path, 0o755)
+        }
+        let result = try Command.run([
+            BuiltProducts.path("netpathctl"), "simulate", "--run-hooks", "--hooks-dir", dir.path,
+            "--config", SimulateCommandTests.traces.appendingPathComponent("uplinks-rules.toml").path,
+            "--trace", SimulateCommandTests.traces.appendingPathComponent("wired-unplugged.jsonl").path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        // stdout is the same dispatch listing as the dry run.
+        let expected = try String(contentsOf: SimulateCommandTests.traces.appendingPathComponent("wired-unplugged.uplinks-rules.expected"), encoding: .utf8)
+        #expect(result.stdout == expected)
+        let ran = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(ran == [
+            "20-modem-off stop-modem-when-wired-returns up eth0",
+            "50-vpn-restart restart-vpn-on-path-change changed wlan0",
+        ])
+        #expect(result.stderr.contains("ran 2 hooks, 0 failed or timed out"))
+    }
+}
