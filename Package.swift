@@ -136,6 +136,18 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // A program that embeds the agent and registers its own plugin: `swift run netpath-embedded-example`.
+        .executableTarget(
+            name: "netpath-embedded-example",
+            dependencies: [
+                "NetPath",
+                "NetPathAgent",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/EmbeddedAgent"
+        ),
         // A runnable PathMonitor / HostMonitor example: `swift run netpath-example`.
         .executableTarget(
             name: "netpath-example",
