@@ -1,5 +1,5 @@
-import NetPathCore
-
+// Shared by the hook dispatcher and the plugin runner: both queue events per subject and drop
+// the ones a newer event makes obsolete, by this one table.
 extension Event {
     /// Whether this event makes `older`, still queued for the same subject, obsolete.
     ///
@@ -45,8 +45,9 @@ extension Event {
     }
 
     /// This event, taking over what `older` (which it supersedes) told that it does not: the
-    /// previous primary of a path change, the change list of an interface change.
-    func absorbing(_ older: Event) -> Event {
+    /// previous primary of a path change (what handlers last saw), the change list of an
+    /// interface change.
+    public func absorbing(_ older: Event) -> Event {
         guard name == .changed, older.name == .changed else { return self }
         var merged = self
         switch scope {

@@ -47,8 +47,8 @@ struct PluginQueues {
         var event = event
         if dropsObsolete {
             subject.queue.removeAll { older in
-                guard event.obsoletes(older) else { return false }
-                event = event.absorbingObsolete(older)
+                guard event.supersedes(older) else { return false }
+                event = event.absorbing(older)
                 drops.append(.obsolete(older, by: event))
                 return true
             }
