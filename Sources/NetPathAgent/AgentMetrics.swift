@@ -22,6 +22,20 @@ final class AgentMetrics: Sendable {
     }
     private let seen = Mutex(Seen())
 
+    // The series, named netpath_<metric>_<unit> by swift-prometheus. Computed, not stored:
+    // MetricNameDescriptor is not Sendable, and a registry returns the same series for equal names.
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "netpath", metricName: metric, unitName: unit, helpText: help)
+    }
+    static var events: MetricNameDescriptor { name("events", "total", "Events dispatched, by name and scope.") }
+    static var pathSatisfied: MetricNameDescriptor { name("path_satisfied", "", "1 when the policy's path is satisfied, else 0.") }
+    static var pathPrimary: MetricNameDescriptor { name("path_primary", "", "1 for the policy's current primary interface.") }
+    static var overruns: MetricNameDescriptor { name("netlink_overruns", "total", "Netlink receive-buffer overruns detected.") }
+    static var resyncs: MetricNameDescriptor { name("netlink_resyncs", "total", "Full re-dumps after overruns.") }
+    static var hookRuns: MetricNameDescriptor { name("hook_runs", "total", "Hook runs, by hook and outcome.") }
+    static var hookDuration: MetricNameDescriptor { name("hook_duration", "seconds", "How long hook runs took.") }
+    static var pluginErrors: MetricNameDescriptor { name("plugin_errors", "total", "Plugin handler failures (threw or timed out).") }
+
     /// Hook run durations, seconds; hooks usually take milliseconds, a hung one its timeout.
     static let durationBuckets: [Duration] = [
         .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
@@ -34,36 +48,20 @@ final class AgentMetrics: Sendable {
 
     /// Counts one dispatched event.
     func record(_ event: Event) {
-        registry.makeCounter(
-            name: "netpath_events_total",
-            labels: [("event", event.name.rawValue), ("scope", event.scope.rawValue)],
-            help: "Events dispatched, by name and scope."
-        ).increment()
+        registry.makeCounter(descriptor: Self.events, labels: [("event", event.name.rawValue), ("scope", event.scope.rawValue)]).increment()
     }
 
     /// Sets the per-policy path gauges.
     func record(paths: [NetworkPath]) {
         seen.withLock { seen in
             for path in paths {
-                registry.makeGauge(
-                    name: "netpath_path_satisfied",
-                    labels: [("policy", path.policy)],
-                    help: "1 when the policy's path is satisfied, else 0."
-                ).set(Int64(path.status == .satisfied ? 1 : 0))
+                registry.makeGauge(descriptor: Self.pathSatisfied, labels: [("policy", path.policy)]).set(Int64(path.status == .satisfied ? 1 : 0))
                 let primary = path.primary?.name ?? ""
                 if let old = seen.primaries[path.policy], old != primary {
-                    registry.makeGauge(
-                        name: "netpath_path_primary",
-                        labels: [("policy", path.policy), ("interface", old)],
-                        help: "1 for the policy's current primary interface."
-                    ).set(Int64(0))
+                    registry.makeGauge(descriptor: Self.pathPrimary, labels: [("policy", path.policy), ("interface", old)]).set(Int64(0))
                 }
                 if !primary.isEmpty {
-                    registry.makeGauge(
-                        name: "netpath_path_primary",
-                        labels: [("policy", path.policy), ("interface", primary)],
-                        help: "1 for the policy's current primary interface."
-                    ).set(Int64(1))
+                    registry.makeGauge(descriptor: Self.pathPrimary, labels: [("policy", path.policy), ("interface", primary)]).set(Int64(1))
                 }
                 seen.primaries[path.policy] = primary
             }
@@ -73,40 +71,27 @@ final class AgentMetrics: Sendable {
     /// Carries over the engine's and the dispatcher's counters.
     func update(engine: EngineStatistics, hooks: HookStatistics, pluginErrors: [String: Int] = [:]) {
         seen.withLock { seen in
-            let overruns = registry.makeCounter(name: "netpath_netlink_overruns_total", help: "Netlink receive-buffer overruns detected.")
+            let overruns = registry.makeCounter(descriptor: Self.overruns)
             if engine.overruns > seen.overruns { overruns.increment(by: Int64(engine.overruns - seen.overruns)) }
             seen.overruns = max(seen.overruns, engine.overruns)
-            let resyncs = registry.makeCounter(name: "netpath_netlink_resyncs_total", help: "Full re-dumps after overruns.")
+            let resyncs = registry.makeCounter(descriptor: Self.resyncs)
             if engine.resyncs > seen.resyncs { resyncs.increment(by: Int64(engine.resyncs - seen.resyncs)) }
             seen.resyncs = max(seen.resyncs, engine.resyncs)
 
             for (key, count) in hooks.runs {
                 let before = seen.hookRuns[key] ?? 0
                 guard count > before else { continue }
-                registry.makeCounter(
-                    name: "netpath_hook_runs_total",
-                    labels: [("hook", key.hook), ("outcome", key.outcome.rawValue)],
-                    help: "Hook runs, by hook and outcome."
-                ).increment(by: Int64(count - before))
+                registry.makeCounter(descriptor: Self.hookRuns, labels: [("hook", key.hook), ("outcome", key.outcome.rawValue)]).increment(by: Int64(count - before))
                 seen.hookRuns[key] = count
             }
             for (hook, result) in hooks.lastResults where seen.hookResults[hook] != result {
-                registry.makeDurationHistogram(
-                    name: "netpath_hook_duration_seconds",
-                    labels: [("hook", hook)],
-                    buckets: Self.durationBuckets,
-                    help: "How long hook runs took."
-                ).record(result.duration)
+                registry.makeDurationHistogram(descriptor: Self.hookDuration, labels: [("hook", hook)], buckets: Self.durationBuckets).record(result.duration)
                 seen.hookResults[hook] = result
             }
             for (plugin, count) in pluginErrors {
                 let before = seen.pluginErrors[plugin] ?? 0
                 guard count > before else { continue }
-                registry.makeCounter(
-                    name: "netpath_plugin_errors_total",
-                    labels: [("plugin", plugin)],
-                    help: "Plugin handler failures (threw or timed out)."
-                ).increment(by: Int64(count - before))
+                registry.makeCounter(descriptor: Self.pluginErrors, labels: [("plugin", plugin)]).increment(by: Int64(count - before))
                 seen.pluginErrors[plugin] = count
             }
         }
