@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# make bench: issue 2's measurements, netpathctl monitor side by side with `ip monitor`.
+#
+#   1. latency of a link change to the listener's first output line (admin and carrier toggles);
+#   2. idle RSS;
+#   3. a 100,000-route `ip -batch` storm: CPU, peak RSS, overruns, and when the state caught up.
+#
+# Prints a markdown summary on stdout and rewrites the generated part of BENCHMARKS.md.
+# Needs root (network namespaces), ip, cc and python3. Every namespace it creates has a unique
+# name and is deleted on exit, whatever happens.
+#
+# Environment: BUILD_DIR (default .build/release), TOGGLES (per kind, default 400),
+# GAP_MS (default 30), ROUTES (default 100000), UPDATE=0 to leave BENCHMARKS.md alone,
+# STATIC_BUILD_DIR to also measure the idle RSS of a netpathctl linked with --static-swift-stdlib,
+# QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency and storm phases,
+# wait up to QUIET_TIMEOUT for the shared machine to be under QUIET_MAX_BUSY % busy.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-.build/release}
+NETPATHCTL=$(realpath "$BUILD_DIR/netpathctl")
+TOGGLES=${TOGGLES:-400}
+GAP_MS=${GAP_MS:-30}
+ROUTES=${ROUTES:-100000}
+UPDATE=${UPDATE:-1}
+QUIET_TIMEOUT=${QUIET_TIMEOUT:-600}
+QUIET_MAX_BUSY=${QUIET_MAX_BUSY:-25}
+
+if [ "$(id -u)" -ne 0 ]; then echo "bench/run.sh: needs root (network namespaces)" >&2; exit 1; fi
+for tool in ip cc python3; do
+    command -v "$tool" >/dev/null || { echo "bench/run.sh: $tool is missing" >&2; exit 1; }
+done
+[ -x "$NETPATHCTL" ] || { echo "bench/run.sh: no $NETPATHCTL (swift build -c release first)" >&2; exit 1; }
+
+OUT=bench/out
+RESULTS=$OUT/results-$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$RESULTS"
+cc -O2 -Wall -Wextra -o "$OUT/toggle" bench/toggle.c
+export PYTHONDONTWRITEBYTECODE=1
+# When and on what tree: recorded now, so the report still says so if it is re-rendered later.
+python3 - "$RESULTS/run.json" <<'PY'
+import datetime, json, subprocess, sys
+git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True).stdout.strip()
+json.dump({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "commit": git("rev-parse", "--short", "HEAD"),
+           "dirty": git("status", "--porcelain", "--", "Sources", "Package.swift")}, open(sys.argv[1], "w"))
+PY
+
+PREFIX="npbench-$$-$RANDOM"
+# shellcheck source=bench/namespaces.sh
+. bench/namespaces.sh
+
+quiet() { run python3 bench/quiet.py --max-busy "$QUIET_MAX_BUSY" --timeout "$QUIET_TIMEOUT" --what "$1"; }
+
+echo "== latency: $TOGGLES admin + $TOGGLES carrier toggles, ${GAP_MS} ms apart" >&2
+quiet "the latency phase"
+new_ns "$PREFIX-mon"
+new_ns "$PREFIX-peer"
+add_veth "$PREFIX-mon" "$PREFIX-peer"
+run python3 bench/latency.py --ns "$PREFIX-mon" --peer-ns "$PREFIX-peer" --link npb0 --peer-link npb1 \
+    --netpathctl "$NETPATHCTL" --toggle "$OUT/toggle" --count "$TOGGLES" --gap-ms "$GAP_MS" \
+    --out "$RESULTS/latency.json"
+delete_ns "$PREFIX-mon"
+delete_ns "$PREFIX-peer"
+
+echo "== idle RSS" >&2
+new_ns "$PREFIX-idle"
+add_veth "$PREFIX-idle" "$PREFIX-idle"
+IDLE_ARGS=()
+if [ -n "${STATIC_BUILD_DIR:-}" ]; then
+    IDLE_ARGS+=("--variant=static Swift stdlib=$(realpath "$STATIC_BUILD_DIR/netpathctl")")
+fi
+run python3 bench/idle.py --ns "$PREFIX-idle" --netpathctl "$NETPATHCTL" --out "$RESULTS/idle.json" "${IDLE_ARGS[@]}"
+delete_ns "$PREFIX-idle"
+
+for listener in netpathctl ip; do
+    echo "== storm: $ROUTES routes, listener $listener" >&2
+    quiet "the storm"
+    ns="$PREFIX-storm-$listener"
+    new_ns "$ns"
+    add_veth "$ns" "$ns"
+    run python3 bench/storm.py --ns "$ns" --listener "$listener" --netpathctl "$NETPATHCTL" \
+        --routes "$ROUTES" --out "$RESULTS/storm-$listener.json"
+    delete_ns "$ns"
+done
+
+REPORT_ARGS=(--results "$RESULTS" --netpathctl "$NETPATHCTL")
+[ "$UPDATE" = 1 ] && REPORT_ARGS+=(--update BENCHMARKS.md)
+python3 bench/report.py "${REPORT_ARGS[@]}"
