@@ -93,19 +93,9 @@ final class MainLoop {
         publish(update)
         // READY=1 means: the state is loaded and its startup events have been dispatched. Their
         // hooks get a bounded time, so one hung hook cannot keep systemd waiting forever.
-        let waited = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { [hooks, plugins] in
-                await hooks.waitUntilIdle()
-                await plugins.waitUntilIdle()
-                return true
-            }
-            group.addTask { [limit = agent.options.readyWaitLimit] in
-                try? await Task.sleep(for: limit)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        let waited = await Deadline.race(agent.options.readyWaitLimit) { [hooks, plugins] in
+            await hooks.waitUntilIdle()
+            await plugins.waitUntilIdle()
         }
         if !waited { logger.warning("startup hooks still running after \(agent.options.readyWaitLimit); reporting ready anyway") }
         agent.notify(["READY=1", "STATUS=\(statusLine)"])
