@@ -65,6 +65,17 @@ public final class ControlClient {
         }
     }
 
+    /// Ends the connection in both directions without closing the descriptor: a ``readLine()``
+    /// blocked on another thread returns `nil`. Safe to call from any thread while the client is
+    /// alive (the descriptor stays valid until `deinit`, so it cannot be reused meanwhile).
+    ///
+    /// ```swift
+    /// client.shutdown()   // the reader thread's readLine() returns nil
+    /// ```
+    public func shutdown() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// The next line the agent sends (for `monitor`); `nil` when the agent closed the connection.
     public func readLine() throws(Failure) -> String? {
         while true {

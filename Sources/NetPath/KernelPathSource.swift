@@ -27,8 +27,8 @@ import Synchronization
 /// `target` is resolved with `getaddrinfo` on every change (see ``SystemObserver``); prefer an
 /// address to a name there, or use a ``HostMonitor``, which resolves once per path change.
 ///
-/// This is the local half of issue 7's sources: a source that follows a running `netpathd` over
-/// its control socket will conform to the same ``PathSource`` protocol, so monitors take either.
+/// This is the local half of the sources: ``AgentPathSource`` follows a running `netpathd` over
+/// its control socket through the same ``PathSource`` protocol, so monitors take either.
 public final class KernelPathSource: PathSource, Sendable {
     /// The source for the process's network namespace, shared by every ``PathMonitor`` and
     /// ``HostMonitor`` created without an explicit source.

@@ -32,8 +32,9 @@ import Synchronization
 /// - ``currentPath`` is known synchronously once ``start(queue:)`` returns: there is no "unknown
 ///   until the first callback" gap.
 /// - ``cancel()`` is idempotent and a cancelled monitor can be started again.
-/// - The source is a parameter: ``KernelPathSource`` by default, `MockPathSource` (from
-///   `NetPathTesting`) in tests. Paths are plain values you can construct.
+/// - The source is a parameter: ``KernelPathSource`` by default, ``AgentPathSource`` to follow
+///   a running `netpathd`, `MockPathSource` (from `NetPathTesting`) in tests. Paths are plain
+///   values you can construct.
 /// - ``shared`` is one process-wide monitor that is never cancelled.
 ///
 /// Keep a reference to a started monitor: releasing it cancels it.
