@@ -64,16 +64,17 @@ def ip_stamps(lines):
 
 
 def netpathctl_stamps(path):
-    """(received_at, emitted_ns) of each --bench-snapshots line but the initial dump."""
-    received, emitted = [], []
+    """(received_at, published_ns, emitted_ns) of each --bench-snapshots line but the initial dump."""
+    received, published, emitted = [], [], []
     with open(path) as f:
         for line in f:
             if line.startswith("{"):
                 snap = json.loads(line)
                 if snap["cause"] != "initial-dump":
                     received.append(snap["received_at"])
+                    published.append(snap.get("published_ns", snap["received_at"]))
                     emitted.append(snap["emitted_ns"])
-    return received, emitted
+    return received, published, emitted
 
 
 def summarize(latencies_ns):
@@ -144,14 +145,15 @@ def main():
             stop(proc)
 
     # What each process itself saw, to split the harness-measured figure: ip's -ts stamp (taken
-    # as its callback starts on a message), netpathctl's received_at (taken when poll() returns,
-    # before parsing) and emitted_ns (when monitor received the classified state, before the
-    # path diff, the JSON encoding and the write).
-    received, emitted = netpathctl_stamps(snapshot_log)
+    # as its callback starts on a parsed message), netpathctl's received_at (poll() returned,
+    # before parsing), published_ns (the engine handed out the parsed, applied snapshot: the
+    # change left the engine) and emitted_ns (monitor had written the batch's events).
+    received, published, emitted = netpathctl_stamps(snapshot_log)
     in_process = {
         "ip monitor: -ts stamp": ip_stamps(readers["ip monitor"].lines),
         "netpathctl: engine woke (received_at)": received,
-        "netpathctl: snapshot classified (emitted_ns)": emitted,
+        "netpathctl: left the engine (published_ns)": published,
+        "netpathctl: events written (emitted_ns)": emitted,
     }
     for kind, toggles in runs.items():
         results["kinds"][kind] = {}

@@ -97,13 +97,24 @@ def render(results, netpathctl):
     w("| target | measured | verdict |")
     w("|---|---|---|")
     targets_met = True
+    # The issue's measure: "from a link change to the event leaving the engine", against ip
+    # monitor's own stamp of the same change (both in-process, both after parsing). The end-to-end
+    # figure (first line on stdout, read by this harness for both) follows, for context.
     for kind in ("admin", "carrier"):
+        inproc = lat["kinds"][kind]["in_process"]
+        engine = inproc.get("netpathctl: left the engine (published_ns)")
+        ip_stamp = inproc["ip monitor: -ts stamp"]
+        if engine and engine["median_us"] is not None:
+            ratio = engine["median_us"] / ip_stamp["median_us"]
+            ok = ratio <= LATENCY_FACTOR
+            targets_met &= ok
+            w(f"| {kind} toggle: event leaves the engine within {LATENCY_FACTOR}× of `ip monitor` (medians) | "
+              f"{engine['median_us']:.0f} µs vs {ip_stamp['median_us']:.0f} µs = {ratio:.2f}× | {met(ok)} |")
         np_ = lat["kinds"][kind]["netpathctl monitor"]
         ip = lat["kinds"][kind]["ip monitor"]
         ratio = np_["median_us"] / ip["median_us"]
         ok = ratio <= LATENCY_FACTOR and np_["missed"] == 0
-        targets_met &= ok
-        w(f"| {kind} toggle: median within {LATENCY_FACTOR}× of `ip monitor` | "
+        w(f"| {kind} toggle, end to end (first JSON line on stdout; stricter than the issue's measure) | "
           f"{np_['median_us']:.0f} µs vs {ip['median_us']:.0f} µs = {ratio:.2f}× | {met(ok)} |")
     s = storm["netpathctl monitor"]
     ok = s["caught_up_ms"] is not None and s["caught_up_ms"] <= CAUGHT_UP_MS
@@ -182,20 +193,21 @@ def render(results, netpathctl):
       f"pipe and harness wake-up cost, and the comparison is fair even though the absolute numbers are a "
       f"little above what the process itself sees. The first line after a toggle (and before the next) "
       f"is that toggle's answer; a toggle without one counts as missed. For netpathctl the first line is "
-      f"an interface event (the whole batch, path events included, is written at once). p99 is "
+      f"an interface event (each event is written as soon as it is encoded). p99 is "
       f"nearest-rank. The lower table splits the figure with the processes' own clocks: `ip -ts` stamps a "
       f"message as its callback starts; netpathctl's `--bench-snapshots` lines (stderr to a file, read after "
-      f"the run) give the engine's `received_at` (poll() returned, before parsing) and `emitted_ns` (monitor "
-      f"got the classified state: after parsing, the engine's snapshot, the hop to the consumer task and "
-      f"classification; before the path diff, JSON encoding and write). The rest of the top table's figure "
-      f"is, for netpathctl, diff + encoding + write, and for both, the pipe and the harness thread waking up.")
+      f"the run) give the engine's `received_at` (poll() returned, before parsing), `published_ns` (the engine "
+      f"handed out the parsed, applied snapshot: **the event left the engine**, issue 2's measure, compared "
+      f"with ip's own stamp in the targets table) and `emitted_ns` (monitor had classified the state, diffed "
+      f"it into events and written them as JSON). The rest of the top table's figure is, for both, the pipe "
+      f"and the harness thread waking up.")
     w(f"- **Storm.** A fresh namespace per listener with an addressed veth pair; the listener starts, "
       f"loads its dump and idles 2 s; then `ip -batch` adds {s['routes']:,} /32 routes via the peer. CPU is "
       f"utime+stime of all the listener's threads (/proc/PID/stat, 10 ms ticks) from just before the batch "
       f"until 1 s after the last route was seen; peak RSS is VmHWM. *Caught up* is measured from the moment "
       f"`ip -batch` exited: for netpathctl, to the `emitted_ns` of the first `--bench-snapshots` line "
-      f"(a hidden `netpathctl monitor` flag, one JSON line per engine snapshot on stderr, written as "
-      f"monitor receives the classified state) whose route count includes every new route. For `ip monitor`, "
+      f"(a hidden `netpathctl monitor` flag, one JSON line per engine snapshot on stderr, written once "
+      f"monitor has classified the state and written its events) whose route count includes every new route. For `ip monitor`, "
       f"to the arrival of the line printing the last route. Overruns: the engine's ENOBUFS counter; for "
       f"`ip monitor`, the \"No buffer space\" errors it prints.")
     w(f"- **Idle.** Both listeners started in one namespace (veth pair, addresses, default route), VmRSS "

@@ -23,6 +23,8 @@ public struct KernelSnapshot: Sendable, Equatable {
     public var generation: UInt64
     /// Wall-clock time at which the batch was read from the socket.
     public var receivedAt: Date
+    /// Wall-clock time at which the engine handed the snapshot out: when the change left the engine.
+    public var publishedAt: Date
     public var cause: Cause
     public var statistics: EngineStatistics
 
@@ -33,6 +35,7 @@ public struct KernelSnapshot: Sendable, Equatable {
         routeCount: Int = 0,
         generation: UInt64 = 0,
         receivedAt: Date = Date(),
+        publishedAt: Date = Date(),
         cause: Cause = .update,
         statistics: EngineStatistics = EngineStatistics()
     ) {
@@ -42,6 +45,7 @@ public struct KernelSnapshot: Sendable, Equatable {
         self.routeCount = routeCount
         self.generation = generation
         self.receivedAt = receivedAt
+        self.publishedAt = publishedAt
         self.cause = cause
         self.statistics = statistics
     }

@@ -267,7 +267,7 @@ public final class NetlinkEngine: Sendable {
     }
 
     private func publish(_ context: ThreadContext, cause: KernelSnapshot.Cause, at time: Date) {
-        let snapshot = shared.withLock { state in
+        var snapshot = shared.withLock { state in
             state.generation += 1
             return KernelSnapshot(
                 links: state.table.links.values.sorted { $0.index < $1.index },
@@ -280,6 +280,7 @@ public final class NetlinkEngine: Sendable {
                 statistics: state.statistics
             )
         }
+        snapshot.publishedAt = Date()
         context.continuation.yield(snapshot)
     }
 

@@ -7,6 +7,8 @@ public struct SystemUpdate: Sendable {
     public var state: SystemState
     /// When the kernel messages behind it were read.
     public var time: Date
+    /// When the engine handed the snapshot out.
+    public var publishedAt: Date
     public var cause: KernelSnapshot.Cause
     public var statistics: EngineStatistics
     public var routeCount: Int
@@ -64,6 +66,7 @@ public final class SystemObserver: Sendable {
         return SystemUpdate(
             state: state,
             time: snapshot.receivedAt,
+            publishedAt: snapshot.publishedAt,
             cause: snapshot.cause,
             statistics: snapshot.statistics,
             routeCount: snapshot.routeCount,

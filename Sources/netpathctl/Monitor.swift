@@ -37,7 +37,8 @@ extension Netpathctl {
             let encoder = JSONCoding.lineEncoder()
             let recorder = try record.map { try TraceWriter(path: $0) }
             for await update in try observer.start() {
-                if benchSnapshots { BenchSnapshotLine.write(update) }
+                // After this update's events are out (its emitted_ns says when).
+                defer { if benchSnapshots { BenchSnapshotLine.write(update) } }
                 try recorder?.append(Trace.Record(time: update.time, state: update.state))
                 let events: [Event]
                 if first {
@@ -49,16 +50,15 @@ extension Netpathctl {
                     continue
                 }
                 events = tracker.update(to: update.state, at: update.time)
-                var out = ""
+                // Each line is written as soon as it is encoded: a reader sees the first event of
+                // a batch without waiting for the rest to be encoded.
                 for event in events {
                     if json {
-                        out += String(decoding: try encoder.encode(event), as: UTF8.self) + "\n"
+                        FileOutput.write(String(decoding: try encoder.encode(event), as: UTF8.self) + "\n")
                     } else {
-                        out += EventRenderer.line(event) + "\n"
+                        FileOutput.write(EventRenderer.line(event) + "\n")
                     }
                 }
-                // One write per batch, flushed at once: a pipe reader sees events without delay.
-                if !out.isEmpty { FileOutput.write(out) }
             }
         }
     }
@@ -102,13 +102,15 @@ enum FileOutput {
 enum BenchSnapshotLine {
     static func write(_ update: SystemUpdate) {
         let receivedNs = Int64((update.time.timeIntervalSince1970 * 1e9).rounded())
+        let publishedNs = Int64((update.publishedAt.timeIntervalSince1970 * 1e9).rounded())
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let emittedNs = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
         let line =
             "{\"generation\":\(update.generation),\"cause\":\"\(update.cause.rawValue)\",\"route_count\":\(update.routeCount),"
             + "\"messages\":\(update.statistics.messages),\"overruns\":\(update.statistics.overruns),"
-            + "\"resyncs\":\(update.statistics.resyncs),\"received_at\":\(receivedNs),\"emitted_ns\":\(emittedNs)}\n"
+            + "\"resyncs\":\(update.statistics.resyncs),\"received_at\":\(receivedNs),\"published_ns\":\(publishedNs),"
+            + "\"emitted_ns\":\(emittedNs)}\n"
         FileOutput.write(line, to: 2)
     }
 }
