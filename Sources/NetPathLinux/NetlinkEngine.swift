@@ -27,11 +27,13 @@ public final class NetlinkEngine: Sendable {
         /// Run in this named network namespace (`/run/netns/NAME`) instead of the caller's.
         public var namespace: String?
         /// The receive buffer requested with `SO_RCVBUFFORCE` (the kernel doubles it). 2 MiB held
-        /// a 100,000-route storm with no overrun on the target machines (libnl-facts.md).
+        /// a 100,000-route storm with no overrun on an idle machine (libnl-facts.md), but not
+        /// always with the CPU saturated by other work (BENCHMARKS.md); 4 MiB leaves headroom,
+        /// and costs memory only while it is full.
         public var receiveBufferSize: Int
         public var logger: Logger
 
-        public init(namespace: String? = nil, receiveBufferSize: Int = 2 << 20, logger: Logger = Logger(label: "netpath.netlink")) {
+        public init(namespace: String? = nil, receiveBufferSize: Int = 4 << 20, logger: Logger = Logger(label: "netpath.netlink")) {
             self.namespace = namespace
             self.receiveBufferSize = receiveBufferSize
             self.logger = logger
