@@ -9,8 +9,7 @@ struct Netpathctl: AsyncParsableCommand {
         commandName: "netpathctl",
         abstract: "Inspect the network path and control the netpath agent.",
         discussion: """
-            status, monitor and explain ask the running netpathd over its control socket; with
-            --local they compute the answer from the kernel directly, without an agent.
+            status, monitor, explain and hooks ask the running netpathd over its control socket; with --local they compute the answer from the kernel directly, without an agent. check-config and simulate never need the agent.
             """,
         version: "0.1.0",
         subcommands: [Status.self, Monitor.self, Explain.self, Hooks.self, Reload.self, CheckConfig.self, Simulate.self]
