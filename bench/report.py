@@ -71,6 +71,7 @@ def met(ok):
 
 def render(results, netpathctl):
     lat = load(results, "latency.json")
+    hooks = load(results, "hooks.json") if os.path.exists(os.path.join(results, "hooks.json")) else None
     idle = load(results, "idle.json")
     storm = {"netpathctl monitor": load(results, "storm-netpathctl.json"),
              "ip monitor": load(results, "storm-ip.json")}
@@ -84,7 +85,10 @@ def render(results, netpathctl):
     w(f"Machine: {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, {m['swift']}, "
       f"{m['iproute2']}, net.core.rmem_max = {m['rmem_max']}.")
     w("")
-    phases = [("latency", lat), ("idle", idle), ("storm, netpathctl", storm["netpathctl monitor"]),
+    phases = [("latency", lat)]
+    if hooks:
+        phases += [(f"hooks, {name}", per) for name, per in hooks["listeners"].items()]
+    phases += [("idle", idle), ("storm, netpathctl", storm["netpathctl monitor"]),
               ("storm, ip monitor", storm["ip monitor"])]
     loads = ", ".join(f"{name} {p['machine_load']['busy_pct']:.0f}% (loadavg {p['machine_load']['loadavg_before']:.1f}"
                       f"→{p['machine_load']['loadavg_after']:.1f})" for name, p in phases if "machine_load" in p)
@@ -92,7 +96,7 @@ def render(results, netpathctl):
       f"(other builds and tests may run): figures taken while it is busy are noisier, p99 most of all.")
     w("")
 
-    w("### Targets (issue 2)")
+    w("### Targets (issues 2 and 4)" if hooks else "### Targets (issue 2)")
     w("")
     w("| target | measured | verdict |")
     w("|---|---|---|")
@@ -125,6 +129,16 @@ def render(results, netpathctl):
     ok = rss * 1024 < IDLE_RSS_BYTES
     targets_met &= ok
     w(f"| idle RSS under 12 MB | {rss * 1024 / 1e6:.1f} MB ({mib(rss)}) | {met(ok)} |")
+    if hooks:
+        # Issue 4: netpathd's median hook start no later than netplug's, same run, same hook.
+        for kind in ("carrier", "admin"):
+            npd = hooks["listeners"]["netpathd"]["kinds"][kind]
+            plug = hooks["listeners"]["netplug"]["kinds"][kind]
+            ok = npd["median_us"] <= plug["median_us"] and npd["missed"] == 0
+            targets_met &= ok
+            w(f"| {kind} toggle: netpathd's median hook start no later than netplug's (issue 4) | "
+              f"{npd['median_us'] / 1000:.2f} ms vs {plug['median_us'] / 1000:.2f} ms "
+              f"({npd['median_us'] - plug['median_us']:+.0f} µs) | {met(ok)} |")
     w("")
 
     w(f"### Latency: link change → first line on the listener's stdout (µs, {lat['count']} toggles per kind)")
@@ -147,6 +161,37 @@ def render(results, netpathctl):
         c = lat["kinds"]["carrier"]["in_process"][name]
         w(f"| {name} | {a['median_us']:.0f} / {a['p99_us']:.0f} | {c['median_us']:.0f} / {c['p99_us']:.0f} |")
     w("")
+
+    if hooks:
+        w(f"### Hook start: link change → first line the hook writes (ms, {hooks['count']} toggles per kind "
+          f"and runner)")
+        w("")
+        w("| hook runner | carrier median | carrier p99 | carrier down / up | admin median | admin p99 | "
+          "admin down / up | missed | hook runs per toggle |")
+        w("|---|---|---|---|---|---|---|---|---|")
+        labels = {"ip monitor | sh": "`ip -o monitor link` piped to a `/bin/sh` read-loop (floor for a shell hook)",
+                  "netplug": "netplug (`netplugd -F -c /dev/null -i npb0 -s HOOK`)",
+                  "netpathd": "netpathd (dispatcher mode, settle 0 s)"}
+        for name, per in hooks["listeners"].items():
+            c, a = per["kinds"]["carrier"], per["kinds"]["admin"]
+            ms = lambda us: f"{us / 1000:.2f}" if us is not None else "—"
+            w(f"| {labels.get(name, name)} | {ms(c['median_us'])} | {ms(c['p99_us'])} | "
+              f"{ms(c['median_by_direction_us']['down'])} / {ms(c['median_by_direction_us']['up'])} | "
+              f"{ms(a['median_us'])} | {ms(a['p99_us'])} | "
+              f"{ms(a['median_by_direction_us']['down'])} / {ms(a['median_by_direction_us']['up'])} | "
+              f"{c['missed'] + a['missed']} | {c['hook_runs_per_toggle']:.1f} / {a['hook_runs_per_toggle']:.1f} |")
+        w("")
+        npd = hooks["listeners"]["netpathd"]["kinds"]
+        if "event_logged" in npd["carrier"]:
+            w("netpathd split by its own log (the `info` line it writes for each event it dispatches; µs stamps; "
+              "medians, ms): change → event logged "
+              f"{npd['carrier']['event_logged']['median_us'] / 1000:.2f} carrier / "
+              f"{npd['admin']['event_logged']['median_us'] / 1000:.2f} admin; event logged → hook's stamp "
+              f"{npd['carrier']['logged_to_hook_median_us'] / 1000:.2f} / "
+              f"{npd['admin']['logged_to_hook_median_us'] / 1000:.2f}. Which event the first hook ran for: "
+              + "; ".join(f"{kind}: " + ", ".join(f"{k} ×{v}" for k, v in sorted(npd[kind]["first_event"].items()))
+                          for kind in ("carrier", "admin")) + ".")
+            w("")
 
     w(f"### Storm: {s['routes']:,} routes added by one `ip -batch`")
     w("")
@@ -201,6 +246,21 @@ def render(results, netpathctl):
       f"with ip's own stamp in the targets table) and `emitted_ns` (monitor had classified the state, diffed "
       f"it into events and written them as JSON). The rest of the top table's figure is, for both, the pipe "
       f"and the harness thread waking up.")
+    if hooks:
+        w(f"- **Hook start.** The same two-namespace veth set-up as the latency phase, fresh. One hook for all "
+          f"runners, `/bin/sh` script, root-owned 0755 in a 0755 directory: `exec bench/out/hookstamp STAMPS "
+          f"\"$@\"`, a small C helper (bench/hookstamp.c) that reads CLOCK_REALTIME first thing, appends "
+          f"`ts_ns ARGS` to a file with one write() and drains stdin; so every figure includes one `sh` start and "
+          f"one exec, the same for all. The runners take turns (never at once), each started, left 1 s, then "
+          f"given {hooks['warmup']} warm-up plus {hooks['count']} measured toggles of the peer end (**carrier**), "
+          f"then the same of the watched end (**admin**), {hooks['gap_ms']} ms apart; bench/hooks.py matches "
+          f"stamps to toggles as the latency phase does (first stamp after a toggle and before the next; none = "
+          f"missed). The `ip` loop runs the hook with `npb0 link` for every `ip -o monitor link` line. netplug "
+          f"runs it as `HOOK npb0 in|out|probe`; on an admin down it runs `probe` (its way of asking the script "
+          f"to bring the link back up; this hook does not). netpathd has no `[[rule]]` (every event runs every "
+          f"hook), `settle = \"0s\"`, `startup_events = false`; it runs the hook for the interface event and "
+          f"for the path event of each change (hook runs per toggle: carrier / admin). down / up are the "
+          f"medians by direction of the change.")
     w(f"- **Storm.** A fresh namespace per listener with an addressed veth pair; the listener starts, "
       f"loads its dump and idles 2 s; then `ip -batch` adds {s['routes']:,} /32 routes via the peer. CPU is "
       f"utime+stime of all the listener's threads (/proc/PID/stat, 10 ms ticks) from just before the batch "

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# make bench: issue 2's measurements, netpathctl monitor side by side with `ip monitor`.
+# make bench: issue 2's measurements (netpathctl monitor side by side with `ip monitor`) and
+# issue 4's (hook start: netpathd beside netplug and an `ip monitor | sh` loop).
 #
 #   1. latency of a link change to the listener's first output line (admin and carrier toggles);
-#   2. idle RSS;
-#   3. a 100,000-route `ip -batch` storm: CPU, peak RSS, overruns, and when the state caught up.
+#   2. hook start: a link change to the first line a hook writes, for an `ip monitor | sh` loop,
+#      netplug and netpathd in turn, with the same hook and the same toggles (bench/hooks.py);
+#   3. idle RSS;
+#   4. a 100,000-route `ip -batch` storm: CPU, peak RSS, overruns, and when the state caught up.
 #
 # Prints a markdown summary on stdout and rewrites the generated part of BENCHMARKS.md.
-# Needs root (network namespaces), ip, cc and python3. Every namespace it creates has a unique
-# name and is deleted on exit, whatever happens.
+# Needs root (network namespaces), ip, cc and python3; installs Debian's netplug if missing.
+# Every namespace it creates has a unique name and is deleted on exit, whatever happens.
 #
 # Environment: BUILD_DIR (default .build/release), TOGGLES (per kind, default 400),
-# GAP_MS (default 30), ROUTES (default 100000), UPDATE=0 to leave BENCHMARKS.md alone,
+# GAP_MS (default 30), ROUTES (default 100000), HOOK_TOGGLES (per kind and hook runner, default
+# 200), HOOK_GAP_MS (default 40), UPDATE=0 to leave BENCHMARKS.md alone,
 # STATIC_BUILD_DIR to also measure the idle RSS of a netpathctl linked with --static-swift-stdlib,
-# QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency and storm phases,
-# wait up to QUIET_TIMEOUT for the shared machine to be under QUIET_MAX_BUSY % busy.
+# QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
+# phases, wait up to QUIET_TIMEOUT for the shared machine to be under QUIET_MAX_BUSY % busy.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -25,17 +29,30 @@ ROUTES=${ROUTES:-100000}
 UPDATE=${UPDATE:-1}
 QUIET_TIMEOUT=${QUIET_TIMEOUT:-600}
 QUIET_MAX_BUSY=${QUIET_MAX_BUSY:-25}
+HOOK_TOGGLES=${HOOK_TOGGLES:-200}
+HOOK_GAP_MS=${HOOK_GAP_MS:-40}
+NETPATHD=$(realpath "$BUILD_DIR/netpathd")
 
 if [ "$(id -u)" -ne 0 ]; then echo "bench/run.sh: needs root (network namespaces)" >&2; exit 1; fi
 for tool in ip cc python3; do
     command -v "$tool" >/dev/null || { echo "bench/run.sh: $tool is missing" >&2; exit 1; }
 done
-[ -x "$NETPATHCTL" ] || { echo "bench/run.sh: no $NETPATHCTL (swift build -c release first)" >&2; exit 1; }
+for bin in "$NETPATHCTL" "$NETPATHD"; do
+    [ -x "$bin" ] || { echo "bench/run.sh: no $bin (swift build -c release first)" >&2; exit 1; }
+done
+# netplug: issue 4's reference hook runner (peers.md), measured beside netpathd.
+if ! command -v netplugd >/dev/null && [ ! -x /usr/sbin/netplugd ]; then
+    echo "== installing netplug (apt-get install -y netplug)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y netplug >&2 || {
+        apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y netplug >&2; }
+fi
+NETPLUGD=$(command -v netplugd || echo /usr/sbin/netplugd)
 
 OUT=bench/out
 RESULTS=$OUT/results-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$RESULTS"
 cc -O2 -Wall -Wextra -o "$OUT/toggle" bench/toggle.c
+cc -O2 -Wall -Wextra -o "$OUT/hookstamp" bench/hookstamp.c
 export PYTHONDONTWRITEBYTECODE=1
 # When and on what tree: recorded now, so the report still says so if it is re-rendered later.
 python3 - "$RESULTS/run.json" <<'PY'
@@ -62,6 +79,17 @@ run python3 bench/latency.py --ns "$PREFIX-mon" --peer-ns "$PREFIX-peer" --link 
     --out "$RESULTS/latency.json"
 delete_ns "$PREFIX-mon"
 delete_ns "$PREFIX-peer"
+
+echo "== hook start: $HOOK_TOGGLES carrier + $HOOK_TOGGLES admin toggles, ${HOOK_GAP_MS} ms apart, per hook runner" >&2
+quiet "the hook phase"
+new_ns "$PREFIX-hk-mon"
+new_ns "$PREFIX-hk-peer"
+add_veth "$PREFIX-hk-mon" "$PREFIX-hk-peer"
+run python3 bench/hooks.py --ns "$PREFIX-hk-mon" --peer-ns "$PREFIX-hk-peer" --link npb0 --peer-link npb1 \
+    --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
+    --work "$RESULTS/hooks" --count "$HOOK_TOGGLES" --gap-ms "$HOOK_GAP_MS" --out "$RESULTS/hooks.json"
+delete_ns "$PREFIX-hk-mon"
+delete_ns "$PREFIX-hk-peer"
 
 echo "== idle RSS" >&2
 new_ns "$PREFIX-idle"

@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Hook-start latency (issue 4): a link change → the first line a hook writes, for three hook
+runners in turn on the same namespaces, with the same hook and the same toggles.
+
+  ip monitor | sh   `ip -o monitor link` piped into a /bin/sh read-loop that runs the hook for
+                    every line: the floor for a hook started by a shell (peers.md);
+  netplug           `netplugd -F -c /dev/null -i LINK -s HOOK` (Debian package netplug); it
+                    runs `HOOK LINK in|out|probe`;
+  netpathd          dispatcher mode (no [[rule]]: every event runs every hook), settle "0s",
+                    startup_events false, the hook alone in its hooks_dir; `HOOK LINK EVENT`
+                    with the event's JSON on stdin.
+
+The hook is one /bin/sh script, the same file for all three: its first statement execs
+bench/out/hookstamp, which reads CLOCK_REALTIME first thing and appends `ts_ns ARGS...` to a
+stamps file with one write(). bench/out/toggle stamps CLOCK_REALTIME right before each ioctl.
+Latency = the first stamp after a toggle (and before the next) minus the toggle's stamp, matched
+as in latency.py; a toggle with no stamp in its window counts as missed.
+
+The listeners run one after another, never at once (each reacts to the link; netplug would also
+try to bring it up). Each gets the same toggles: --warmup + --count of the watched link itself
+(admin) and then of the veth peer (carrier: the watched link's carrier follows).
+Writes a JSON result to --out.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+from common import MachineLoad, in_ns, median
+from latency import match, run_toggles, summarize
+
+HOOK_NAME = "50-stamp"
+
+
+def write_hook(hooks_dir, stamp, stamps):
+    """The hook every listener runs: root-owned 0755, in a 0755 directory (netpathd's trust
+    rules; the others run anything executable)."""
+    os.makedirs(hooks_dir, exist_ok=True)
+    os.chmod(hooks_dir, 0o755)
+    hook = os.path.join(hooks_dir, HOOK_NAME)
+    with open(hook, "w") as f:
+        f.write("#!/bin/sh\n"
+                "# bench/hooks.py: stamp first (argv: INTERFACE EVENT), then drain stdin and exit 0.\n"
+                f'exec {stamp} {stamps} "$@"\n')
+    os.chmod(hook, 0o755)
+    return hook
+
+
+def netpathd_config(work, hooks_dir):
+    path = os.path.join(work, "netpathd.toml")
+    with open(path, "w") as f:
+        f.write("# bench/hooks.py: dispatcher mode, no rules: every event runs every hook.\n"
+                "[agent]\n"
+                f'hooks_dir = "{hooks_dir}"\n'
+                'hook_timeout = "10s"\n'
+                'settle = "0s"\n'
+                "startup_events = false\n"
+                'metrics = ""\n')
+    return path
+
+
+class Listener:
+    """One hook runner, started in its own session so the whole group (a shell pipeline too)
+    is stopped by our own process group id."""
+
+    def __init__(self, name, argv, log, ready):
+        self.name, self.argv, self.log, self.ready = name, argv, log, ready
+        self.proc = None
+
+    def start(self):
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                         start_new_session=True)
+        deadline = time.monotonic() + 20
+        while not self.ready():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                sys.exit(f"{self.name} did not start: " + open(self.log).read()[-2000:])
+            time.sleep(0.05)
+        time.sleep(1.0)  # let start-up work (netplug's probe/in, netpathd's dump) settle
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        if self.proc is None:
+            return
+        for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.proc.wait(wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+
+
+def read_stamps(path):
+    """[(ts_ns, event)] from the hook's stamps file."""
+    out = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if parts:
+                    out.append((int(parts[0]), parts[2] if len(parts) > 2 else "-"))
+    return sorted(out)
+
+
+def first_events(toggles, stamps, gap_ns):
+    """Which event the first hook after each toggle was run for, and how many hook runs each
+    toggle caused (stamps in its window), by direction."""
+    firsts, runs = {}, []
+    i = 0
+    for k, (_, ts, state) in enumerate(toggles):
+        end = toggles[k + 1][1] if k + 1 < len(toggles) else ts + gap_ns
+        while i < len(stamps) and stamps[i][0] < ts:
+            i += 1
+        j = i
+        while j < len(stamps) and stamps[j][0] < end:
+            j += 1
+        runs.append(j - i)
+        if j > i:
+            key = f"{state}: {stamps[i][1]}"
+            firsts[key] = firsts.get(key, 0) + 1
+    return firsts, (sum(runs) / len(runs) if runs else 0.0)
+
+
+def netpathd_event_times(log):
+    """When netpathd logged each event it decided to dispatch (`info netpathd: interface ...` /
+    `path ...`, µs wall-clock stamps): the point between the engine and the hook's start."""
+    out = []
+    pattern = re.compile(r"^(\S+) info netpathd: (interface|path) ")
+    with open(log) as f:
+        for line in f:
+            m = pattern.match(line)
+            if m:
+                t = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f%z")
+                out.append(int(t.timestamp()) * 1_000_000_000 + t.microsecond * 1000)
+    return out
+
+
+def by_direction(toggles, latencies):
+    out = {}
+    for direction in ("down", "up"):
+        got = sorted(lat / 1000.0 for (_, _, state), lat in zip(toggles, latencies)
+                     if state == direction and lat is not None)
+        out[direction] = median(got)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ns", required=True, help="namespace of the watched link and the listeners")
+    ap.add_argument("--peer-ns", required=True, help="namespace of the veth peer")
+    ap.add_argument("--link", required=True)
+    ap.add_argument("--peer-link", required=True)
+    ap.add_argument("--netpathd", required=True)
+    ap.add_argument("--netplugd", default="netplugd")
+    ap.add_argument("--toggle", required=True)
+    ap.add_argument("--stamp", required=True, help="the hookstamp helper (bench/hookstamp.c)")
+    ap.add_argument("--work", required=True, help="directory for the hook, its stamps and the logs")
+    ap.add_argument("--count", type=int, default=200, help="measured toggles per kind and listener")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--gap-ms", type=int, default=40)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    if args.count % 2 or args.warmup % 2:
+        sys.exit("--count and --warmup must be even (each kind leaves the link as it found it)")
+
+    work = os.path.abspath(args.work)
+    os.makedirs(work, exist_ok=True)
+    os.chmod(work, 0o755)
+    stamps = os.path.join(work, "stamps")
+    hooks_dir = os.path.join(work, "hooks.d")
+    hook = write_hook(hooks_dir, os.path.abspath(args.stamp), stamps)
+    config = netpathd_config(work, hooks_dir)
+    socket_path = os.path.join(work, "netpathd.sock")
+
+    loop = (f'ip -o monitor link | while read -r line; do {hook} "$0" link </dev/null; done')
+    listeners = [
+        Listener("ip monitor | sh", in_ns(args.ns, ["/bin/sh", "-c", loop, args.link]),
+                 os.path.join(work, "sh-loop.log"), lambda: True),
+        Listener("netplug", in_ns(args.ns, [args.netplugd, "-F", "-c", "/dev/null", "-i", args.link,
+                                            "-s", hook]),
+                 os.path.join(work, "netplug.log"), lambda: os.path.exists(stamps)),
+        Listener("netpathd", in_ns(args.ns, [args.netpathd, "--config", config, "--control-socket",
+                                             socket_path]),
+                 os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path)),
+    ]
+
+    gap_ns = args.gap_ms * 1_000_000
+    results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "hook": open(hook).read(),
+               "netpathd_config": open(config).read(), "listeners": {}}
+    try:
+        for listener in listeners:
+            if os.path.exists(stamps):
+                os.unlink(stamps)
+            print(f"   hooks: {listener.name}", file=sys.stderr)
+            load = MachineLoad().start()
+            listener.start()
+            runs = {}
+            for kind, namespace, link in (("carrier", args.peer_ns, args.peer_link), ("admin", args.ns, args.link)):
+                toggles = run_toggles(args.toggle, namespace, link, args.warmup + args.count, args.gap_ms)
+                runs[kind] = toggles[args.warmup:]
+                time.sleep(0.5)
+            if not listener.alive():
+                sys.exit(f"{listener.name} exited early: " + open(listener.log).read()[-2000:])
+            listener.stop()
+            machine_load = load.stop()
+            time.sleep(0.2)
+            slug = listener.name.split()[0].replace("|", "")
+            kept = os.path.join(work, f"stamps-{slug}")
+            if os.path.exists(stamps):
+                os.rename(stamps, kept)
+            got = read_stamps(kept)
+            per = {"machine_load": machine_load, "kinds": {}}
+            for kind, toggles in runs.items():
+                latencies = match(toggles, [ts for ts, _ in got], gap_ns)
+                s = summarize(latencies)
+                s["median_by_direction_us"] = by_direction(toggles, latencies)
+                s["first_event"], s["hook_runs_per_toggle"] = first_events(toggles, got, gap_ns)
+                if listener.name == "netpathd":
+                    logged = match(toggles, netpathd_event_times(listener.log), gap_ns)
+                    s["event_logged"] = summarize(logged)
+                    # Per toggle: from the event's log line to the first hook's stamp.
+                    spans = sorted((h - e) / 1000.0 for h, e in zip(latencies, logged)
+                                   if h is not None and e is not None)
+                    s["logged_to_hook_median_us"] = median(spans)
+                per["kinds"][kind] = s
+                with open(os.path.join(work, f"toggles-{slug}-{kind}"), "w") as f:
+                    f.writelines(f"{seq} {ts} {state}\n" for seq, ts, state in toggles)
+            results["listeners"][listener.name] = per
+    finally:
+        for listener in listeners:
+            listener.stop()
+
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=2)
+    for name, per in results["listeners"].items():
+        for kind, s in per["kinds"].items():
+            d = s["median_by_direction_us"]
+            print(f"hooks {kind:7} {name:16} median {s['median_us']} us  p99 {s['p99_us']} us  "
+                  f"(down {d['down']} / up {d['up']})  {s['matched']}/{s['toggles']} matched, "
+                  f"{s['hook_runs_per_toggle']:.1f} hook runs per toggle; first: {s['first_event']}",
+                  file=sys.stderr)
+            if "event_logged" in s:
+                print(f"      netpathd event logged: median {s['event_logged']['median_us']} us; logged → hook "
+                      f"stamp median {s['logged_to_hook_median_us']} us", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
