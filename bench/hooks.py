@@ -17,9 +17,11 @@ Latency = the first stamp after a toggle (and before the next) minus the toggle'
 as in latency.py; a toggle with no stamp in its window counts as missed.
 
 The listeners run one after another, never at once (each reacts to the link; netplug would also
-try to bring it up). Each gets the same toggles: --warmup + --count of the watched link itself
-(admin) and then of the veth peer (carrier: the watched link's carrier follows).
-Writes a JSON result to --out.
+try to bring it up): one per invocation (--listener), and bench/run.sh gives each fresh
+namespaces, because an admin down makes the kernel flush the link's IPv4 routes and IPv6
+addresses, and netpathd's events depend on them. Each gets the same toggles: --warmup + --count
+of the veth peer (carrier: the watched link's carrier follows), then of the watched link itself
+(admin). Writes a JSON result to --out.
 """
 
 import argparse
@@ -163,6 +165,7 @@ def main():
     ap.add_argument("--peer-ns", required=True, help="namespace of the veth peer")
     ap.add_argument("--link", required=True)
     ap.add_argument("--peer-link", required=True)
+    ap.add_argument("--listener", required=True, choices=["ip", "netplug", "netpathd"])
     ap.add_argument("--netpathd", required=True)
     ap.add_argument("--netplugd", default="netplugd")
     ap.add_argument("--toggle", required=True)
@@ -197,6 +200,7 @@ def main():
                  os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path)),
     ]
 
+    listeners = [listeners[["ip", "netplug", "netpathd"].index(args.listener)]]
     gap_ns = args.gap_ms * 1_000_000
     results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "hook": open(hook).read(),
                "netpathd_config": open(config).read(), "listeners": {}}

@@ -71,7 +71,16 @@ def met(ok):
 
 def render(results, netpathctl):
     lat = load(results, "latency.json")
-    hooks = load(results, "hooks.json") if os.path.exists(os.path.join(results, "hooks.json")) else None
+    hooks = None
+    for runner in ("ip", "netplug", "netpathd"):  # bench/hooks.py, one file per hook runner
+        if os.path.exists(os.path.join(results, f"hooks-{runner}.json")):
+            part = load(results, f"hooks-{runner}.json")
+            if hooks is None:
+                hooks = part
+            else:
+                hooks["listeners"].update(part["listeners"])
+    if hooks and not all(n in hooks["listeners"] for n in ("ip monitor | sh", "netplug", "netpathd")):
+        hooks = None
     idle = load(results, "idle.json")
     storm = {"netpathctl monitor": load(results, "storm-netpathctl.json"),
              "ip monitor": load(results, "storm-ip.json")}
@@ -251,7 +260,10 @@ def render(results, netpathctl):
           f"runners, `/bin/sh` script, root-owned 0755 in a 0755 directory: `exec bench/out/hookstamp STAMPS "
           f"\"$@\"`, a small C helper (bench/hookstamp.c) that reads CLOCK_REALTIME first thing, appends "
           f"`ts_ns ARGS` to a file with one write() and drains stdin; so every figure includes one `sh` start and "
-          f"one exec, the same for all. The runners take turns (never at once), each started, left 1 s, then "
+          f"one exec, the same for all. The runners take turns (never at once), each on fresh namespaces "
+          f"(an admin down makes the kernel flush the link's IPv4 routes and IPv6 address, so the carrier "
+          f"toggles, made first, have the default route and the admin toggles, after them, do not), each "
+          f"started, left 1 s, then "
           f"given {hooks['warmup']} warm-up plus {hooks['count']} measured toggles of the peer end (**carrier**), "
           f"then the same of the watched end (**admin**), {hooks['gap_ms']} ms apart; bench/hooks.py matches "
           f"stamps to toggles as the latency phase does (first stamp after a toggle and before the next; none = "

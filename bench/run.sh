@@ -82,14 +82,18 @@ delete_ns "$PREFIX-peer"
 
 echo "== hook start: $HOOK_TOGGLES carrier + $HOOK_TOGGLES admin toggles, ${HOOK_GAP_MS} ms apart, per hook runner" >&2
 quiet "the hook phase"
-new_ns "$PREFIX-hk-mon"
-new_ns "$PREFIX-hk-peer"
-add_veth "$PREFIX-hk-mon" "$PREFIX-hk-peer"
-run python3 bench/hooks.py --ns "$PREFIX-hk-mon" --peer-ns "$PREFIX-hk-peer" --link npb0 --peer-link npb1 \
-    --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
-    --work "$RESULTS/hooks" --count "$HOOK_TOGGLES" --gap-ms "$HOOK_GAP_MS" --out "$RESULTS/hooks.json"
-delete_ns "$PREFIX-hk-mon"
-delete_ns "$PREFIX-hk-peer"
+# One runner at a time, each on fresh namespaces (same addresses and routes for all of them).
+for runner in ip netplug netpathd; do
+    ns="$PREFIX-hk-$runner"
+    new_ns "$ns"
+    new_ns "$ns-p"
+    add_veth "$ns" "$ns-p"
+    run python3 bench/hooks.py --listener "$runner" --ns "$ns" --peer-ns "$ns-p" --link npb0 --peer-link npb1 \
+        --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
+        --work "$RESULTS/hooks-$runner" --count "$HOOK_TOGGLES" --gap-ms "$HOOK_GAP_MS" --out "$RESULTS/hooks-$runner.json"
+    delete_ns "$ns"
+    delete_ns "$ns-p"
+done
 
 echo "== idle RSS" >&2
 new_ns "$PREFIX-idle"
