@@ -157,7 +157,8 @@ final class MainLoop {
             // of the same subject obsolete.
             hooks.dispatch(event, to: hookTargets)
             plugins.deliver(event, to: targets.flatMap(\.plugins))
-            if let line = try? JSONCoding.line(event) { control.broadcast(line) }
+            // Encoding costs tens of microseconds per event; only pay it when someone listens.
+            if control.monitorCount > 0, let line = try? JSONCoding.line(event) { control.broadcast(line) }
             agent.metrics.record(event)
             logger.info(
                 "\(event.scope.rawValue) \(event.name.rawValue)",
