@@ -4,8 +4,8 @@ import NetPath
 import NetPathAgent
 import ServiceLifecycle
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Misbehaving plugins inside a real agent: they must not hold up a good plugin or a hook.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -14,7 +14,9 @@ struct PluginIsolationTests {
     func misbehavingPluginsAreIsolated() async throws {
         try await NetworkNamespace.with(["iso", "peer"]) { namespaces in
             try AgentLifecycleTests.uplink(namespaces)
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("np-iso-\(UUID().uuidString.prefix(8))")
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "np-iso-\(UUID().uuidString.prefix(8))"
+            )
             let hooks = dir.appendingPathComponent("hooks.d")
             try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
             chmod(dir.path, 0o755)
@@ -26,15 +28,15 @@ struct PluginIsolationTests {
             chmod(hook.path, 0o755)
             let config = dir.appendingPathComponent("netpath.toml")
             try """
-                [agent]
-                hooks_dir = "\(hooks.path)"
+            [agent]
+            hooks_dir = "\(hooks.path)"
 
-                [[rule]]
-                name = "everyone"
-                on = ["carrier-down", "down", "unsatisfied"]
-                run = ["10-record"]
-                plugins = ["thrower", "hanger", "sleeper", "good"]
-                """.write(to: config, atomically: true, encoding: .utf8)
+            [[rule]]
+            name = "everyone"
+            on = ["carrier-down", "down", "unsatisfied"]
+            run = ["10-record"]
+            plugins = ["thrower", "hanger", "sleeper", "good"]
+            """.write(to: config, atomically: true, encoding: .utf8)
 
             let (good, goodEvents) = AsyncStream.makeStream(of: String.self)
             let calls = Mutex<[String: Int]>([:])
@@ -45,8 +47,10 @@ struct PluginIsolationTests {
             }
             registry.register(name: "hanger") { _, _ in
                 calls.withLock { $0["hanger", default: 0] += 1 }
-                // Never returns, and ignores cancellation: the worst a plugin can do without blocking a thread.
-                while true { try? await Task.sleep(for: .seconds(3600)) }
+                // Never returns and ignores cancellation, without spinning: it waits on a detached
+                // task, which the runner's cancellation does not reach. (A loop of cancelled
+                // sleeps would return at once each time and burn the cooperative threads.)
+                await Task.detached { try? await Task.sleep(for: .seconds(3600)) }.value
             }
             registry.register(name: "sleeper") { _, _ in
                 calls.withLock { $0["sleeper", default: 0] += 1 }
@@ -66,13 +70,17 @@ struct PluginIsolationTests {
                 ),
                 plugins: registry
             )
-            let group = ServiceGroup(configuration: .init(services: [.init(service: agent)], logger: Logger(label: "test.group")))
+            let group = ServiceGroup(
+                configuration: .init(services: [.init(service: agent)], logger: Logger(label: "test.group"))
+            )
             let running = Task { try await group.run() }
             defer { running.cancel() }
             let seen = Recorder<String>()
             await seen.record(good)
             // The startup events reach the good plugin first; the toggle's follow.
-            _ = try await seen.next("the good plugin's startup events", timeout: .seconds(15)) { $0.hasPrefix("down") || $0.hasPrefix("unsatisfied") || $0.hasPrefix("carrier") }
+            _ = try await seen.next("the good plugin's startup events", timeout: .seconds(15)) {
+                $0.hasPrefix("down") || $0.hasPrefix("unsatisfied") || $0.hasPrefix("carrier")
+            }
             await seen.skipAll()
 
             let toggled = ContinuousClock.now
@@ -90,7 +98,9 @@ struct PluginIsolationTests {
             let deadline = ContinuousClock.now + .seconds(5)
             var runs: [String] = []
             while ContinuousClock.now < deadline {
-                runs = ((try? String(contentsOf: hookLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+                runs = ((try? String(contentsOf: hookLog, encoding: .utf8)) ?? "").split(separator: "\n").map(
+                    String.init
+                )
                 if runs.contains("everyone unsatisfied - 0") && runs.contains("everyone down up0 0") { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -99,7 +109,10 @@ struct PluginIsolationTests {
             #expect(runs.contains("everyone unsatisfied - 0"), "\(runs)")
             #expect(ContinuousClock.now - toggled < .seconds(2), "the hook ran late")
             let counts = calls.withLock { $0 }
-            #expect((counts["thrower"] ?? 0) >= 3 && (counts["sleeper"] ?? 0) >= 1 && (counts["hanger"] ?? 0) >= 1, "\(counts)")
+            #expect(
+                (counts["thrower"] ?? 0) >= 3 && (counts["sleeper"] ?? 0) >= 1 && (counts["hanger"] ?? 0) >= 1,
+                "\(counts)"
+            )
 
             await group.triggerGracefulShutdown()
             _ = try? await running.value
