@@ -42,8 +42,12 @@ struct PrimaryAnnouncer: Plugin {
 }
 
 let arguments = CommandLine.arguments
-let configPath = arguments.firstIndex(of: "--config").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
-let socketPath = arguments.firstIndex(of: "--control-socket").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+let configPath = arguments.firstIndex(of: "--config").flatMap {
+    arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+}
+let socketPath = arguments.firstIndex(of: "--control-socket").flatMap {
+    arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+}
 
 LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
 let logger = Logger(label: "embedded")
@@ -71,7 +75,11 @@ let reloads = Task {
     for await _ in await UnixSignalsSequence(trapping: .sighup) { agent.reload() }
 }
 let group = ServiceGroup(
-    configuration: .init(services: [.init(service: agent)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    configuration: .init(
+        services: [.init(service: agent)],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
+    )
 )
 try await group.run()
 reloads.cancel()

@@ -43,7 +43,11 @@ public enum ConfigurationFile {
         } else if access(defaultPath, F_OK) == 0 {
             chosen = defaultPath
         } else {
-            return load(contents: Configuration.defaultFileContents, file: Configuration.defaultFileName, knownPlugins: knownPlugins)
+            return load(
+                contents: Configuration.defaultFileContents,
+                file: Configuration.defaultFileName,
+                knownPlugins: knownPlugins
+            )
         }
         switch read(chosen) {
         case .success(let text): return load(contents: text, file: chosen, knownPlugins: knownPlugins)
@@ -62,7 +66,9 @@ public enum ConfigurationFile {
         guard fd >= 0 else { return .failure(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return .failure(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
+        guard fstat(fd, &info) == 0 else {
+            return .failure(.unreadable(path: path, reason: String(cString: strerror(errno))))
+        }
         guard info.st_mode & S_IFMT == S_IFREG else {
             return .failure(.unreadable(path: path, reason: "not a regular file"))
         }
@@ -80,7 +86,9 @@ public enum ConfigurationFile {
             if n == 0 { break }
             total += n
         }
-        guard total <= sizeLimit else { return .failure(.unreadable(path: path, reason: "larger than \(sizeLimit / 1024) KiB")) }
+        guard total <= sizeLimit else {
+            return .failure(.unreadable(path: path, reason: "larger than \(sizeLimit / 1024) KiB"))
+        }
         guard let text = String(validating: bytes[0..<total], as: UTF8.self) else {
             return .failure(.unreadable(path: path, reason: "not valid UTF-8"))
         }

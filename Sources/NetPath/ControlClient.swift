@@ -19,7 +19,8 @@ public final class ControlClient {
         public var description: String {
             switch self {
             case .noAgent(let path, let reason):
-                return "no netpathd is answering on \(path) (\(reason)); start it, or use --local to compute from the kernel directly"
+                return
+                    "no netpathd is answering on \(path) (\(reason)); start it, or use --local to compute from the kernel directly"
             case .protocolError(let message):
                 return "talking to netpathd failed: \(message)"
             }
@@ -42,7 +43,9 @@ public final class ControlClient {
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard result == 0 else {
             let reason = String(cString: strerror(errno))
@@ -57,7 +60,9 @@ public final class ControlClient {
     /// Sends one request and reads its reply.
     public func request(_ command: ControlCommand) throws(Failure) -> ControlReply {
         try send(ControlRequest(command))
-        guard let line = try readLine() else { throw .protocolError("the agent closed the connection without replying") }
+        guard let line = try readLine() else {
+            throw .protocolError("the agent closed the connection without replying")
+        }
         do {
             return try JSONDecoder().decode(ControlReply.self, from: Data(line.utf8))
         } catch {
@@ -104,7 +109,9 @@ public final class ControlClient {
         }
         var offset = 0
         while offset < line.count {
-            let n = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = line.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .protocolError(String(cString: strerror(errno)))

@@ -35,13 +35,16 @@ public struct Explanation: Sendable {
             var ahead: PathEvaluation.Verdict?
             for verdict in evaluation.verdicts {
                 let (mark, why) = Self.describe(verdict, ahead: ahead, policy: policy)
-                rows.append(["    " + mark, verdict.interface.name, verdict.interface.type.rawValue, why, verdict.detail])
+                rows.append([
+                    "    " + mark, verdict.interface.name, verdict.interface.type.rawValue, why, verdict.detail,
+                ])
                 if case .rejected = verdict.outcome {} else { ahead = verdict }
             }
             out += TextTable.render(rows)
             out += "\n"
         }
-        out += configuration.isDispatcherMode
+        out +=
+            configuration.isDispatcherMode
             ? "Rules: none configured (dispatcher mode): every event runs every hook in \(configuration.agent.hooksDirectory)\n"
             : "Rules (against the current state's events, as dispatched at startup)\n"
         let matcher = RuleMatcher(configuration: configuration)
@@ -63,13 +66,17 @@ public struct Explanation: Sendable {
         var parts = ["require " + (p.require.isEmpty ? "any" : p.require.map(\.rawValue).joined(separator: ", "))]
         if !p.prohibit.isEmpty { parts.append("prohibit " + p.prohibit.map(\.rawValue).joined(separator: ", ")) }
         parts.append("metered \(p.metered.rawValue)")
-        parts.append("prefer " + (p.prefer.isEmpty ? "the kernel's choice" : p.prefer.map(\.rawValue).joined(separator: " > ")))
+        parts.append(
+            "prefer " + (p.prefer.isEmpty ? "the kernel's choice" : p.prefer.map(\.rawValue).joined(separator: " > "))
+        )
         if let target = p.target { parts.append("target \(target)") }
         return parts.joined(separator: " · ")
     }
 
     /// A mark (✓ primary, rank number, ✗ rejected) and the reason in words.
-    static func describe(_ v: PathEvaluation.Verdict, ahead: PathEvaluation.Verdict?, policy: PathPolicy) -> (String, String) {
+    static func describe(_ v: PathEvaluation.Verdict, ahead: PathEvaluation.Verdict?, policy: PathPolicy) -> (
+        String, String
+    ) {
         switch v.outcome {
         case .primary:
             return ("✓", "primary")
@@ -77,8 +84,10 @@ public struct Explanation: Sendable {
             let winner = ahead?.interface
             let why: String
             switch ranking {
-            case .meteredAvoided: why = "lost: metered, and metered = \"avoid\" puts unmetered \(winner?.name ?? "links") first"
-            case .lowerPreference: why = "lost: \(v.interface.type) comes after \(winner?.type.rawValue ?? "?") in prefer"
+            case .meteredAvoided:
+                why = "lost: metered, and metered = \"avoid\" puts unmetered \(winner?.name ?? "links") first"
+            case .lowerPreference:
+                why = "lost: \(v.interface.type) comes after \(winner?.type.rawValue ?? "?") in prefer"
             case .higherMetric: why = "lost: higher route metric than \(winner?.name ?? "?")"
             case .tieBreak: why = "lost: tie with \(winner?.name ?? "?"), broken by interface index"
             }

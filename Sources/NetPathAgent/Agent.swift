@@ -115,10 +115,13 @@ public final class Agent: Service, Sendable {
             throw StartError(description: "control socket: \(error)")
         }
         defer { control.stop() }
-        let metricsServer = configuration.agent.metrics.isEmpty
+        let metricsServer =
+            configuration.agent.metrics.isEmpty
             ? nil
             : MetricsServer(address: configuration.agent.metrics, logger: logger) { [self] in
-                let pluginErrors = pluginRunner.statistics.mapValues { ($0.calls[.failure] ?? 0) + ($0.calls[.timeout] ?? 0) }
+                let pluginErrors = pluginRunner.statistics.mapValues {
+                    ($0.calls[.failure] ?? 0) + ($0.calls[.timeout] ?? 0)
+                }
                 metrics.update(engine: engine.statistics, hooks: hooks.statistics, pluginErrors: pluginErrors)
                 return metrics.text()
             }
@@ -185,7 +188,9 @@ public final class Agent: Service, Sendable {
 
     /// The configuration at `path` and the plugins it enables, created from their tables: all
     /// validated together, so a bad plugin table is an error with its line like any other.
-    static func load(_ path: String?, plugins: PluginRegistry) -> Result<(ConfigurationFile.Loaded, [LoadedPlugin]), ConfigurationFile.Failure> {
+    static func load(_ path: String?, plugins: PluginRegistry) -> Result<
+        (ConfigurationFile.Loaded, [LoadedPlugin]), ConfigurationFile.Failure
+    > {
         ConfigurationFile.load(path: path, knownPlugins: plugins.knownPlugins).flatMap { loaded in
             plugins.makePlugins(for: loaded.configuration, file: loaded.source)
                 .map { (loaded, $0) }

@@ -28,13 +28,21 @@ final class AgentMetrics: Sendable {
         MetricNameDescriptor(namespace: "netpath", metricName: metric, unitName: unit, helpText: help)
     }
     static var events: MetricNameDescriptor { name("events", "total", "Events dispatched, by name and scope.") }
-    static var pathSatisfied: MetricNameDescriptor { name("path_satisfied", "", "1 when the policy's path is satisfied, else 0.") }
-    static var pathPrimary: MetricNameDescriptor { name("path_primary", "", "1 for the policy's current primary interface.") }
-    static var overruns: MetricNameDescriptor { name("netlink_overruns", "total", "Netlink receive-buffer overruns detected.") }
+    static var pathSatisfied: MetricNameDescriptor {
+        name("path_satisfied", "", "1 when the policy's path is satisfied, else 0.")
+    }
+    static var pathPrimary: MetricNameDescriptor {
+        name("path_primary", "", "1 for the policy's current primary interface.")
+    }
+    static var overruns: MetricNameDescriptor {
+        name("netlink_overruns", "total", "Netlink receive-buffer overruns detected.")
+    }
     static var resyncs: MetricNameDescriptor { name("netlink_resyncs", "total", "Full re-dumps after overruns.") }
     static var hookRuns: MetricNameDescriptor { name("hook_runs", "total", "Hook runs, by hook and outcome.") }
     static var hookDuration: MetricNameDescriptor { name("hook_duration", "seconds", "How long hook runs took.") }
-    static var pluginErrors: MetricNameDescriptor { name("plugin_errors", "total", "Plugin handler failures (threw or timed out).") }
+    static var pluginErrors: MetricNameDescriptor {
+        name("plugin_errors", "total", "Plugin handler failures (threw or timed out).")
+    }
 
     /// Hook run durations, seconds; hooks usually take milliseconds, a hung one its timeout.
     static let durationBuckets: [Duration] = [
@@ -48,20 +56,31 @@ final class AgentMetrics: Sendable {
 
     /// Counts one dispatched event.
     func record(_ event: Event) {
-        registry.makeCounter(descriptor: Self.events, labels: [("event", event.name.rawValue), ("scope", event.scope.rawValue)]).increment()
+        registry.makeCounter(
+            descriptor: Self.events,
+            labels: [("event", event.name.rawValue), ("scope", event.scope.rawValue)]
+        ).increment()
     }
 
     /// Sets the per-policy path gauges.
     func record(paths: [NetworkPath]) {
         seen.withLock { seen in
             for path in paths {
-                registry.makeGauge(descriptor: Self.pathSatisfied, labels: [("policy", path.policy)]).set(Int64(path.status == .satisfied ? 1 : 0))
+                registry.makeGauge(descriptor: Self.pathSatisfied, labels: [("policy", path.policy)]).set(
+                    Int64(path.status == .satisfied ? 1 : 0)
+                )
                 let primary = path.primary?.name ?? ""
                 if let old = seen.primaries[path.policy], old != primary {
-                    registry.makeGauge(descriptor: Self.pathPrimary, labels: [("policy", path.policy), ("interface", old)]).set(Int64(0))
+                    registry.makeGauge(
+                        descriptor: Self.pathPrimary,
+                        labels: [("policy", path.policy), ("interface", old)]
+                    ).set(Int64(0))
                 }
                 if !primary.isEmpty {
-                    registry.makeGauge(descriptor: Self.pathPrimary, labels: [("policy", path.policy), ("interface", primary)]).set(Int64(1))
+                    registry.makeGauge(
+                        descriptor: Self.pathPrimary,
+                        labels: [("policy", path.policy), ("interface", primary)]
+                    ).set(Int64(1))
                 }
                 seen.primaries[path.policy] = primary
             }
@@ -81,17 +100,26 @@ final class AgentMetrics: Sendable {
             for (key, count) in hooks.runs {
                 let before = seen.hookRuns[key] ?? 0
                 guard count > before else { continue }
-                registry.makeCounter(descriptor: Self.hookRuns, labels: [("hook", key.hook), ("outcome", key.outcome.rawValue)]).increment(by: Int64(count - before))
+                registry.makeCounter(
+                    descriptor: Self.hookRuns,
+                    labels: [("hook", key.hook), ("outcome", key.outcome.rawValue)]
+                ).increment(by: Int64(count - before))
                 seen.hookRuns[key] = count
             }
             for (hook, result) in hooks.lastResults where seen.hookResults[hook] != result {
-                registry.makeDurationHistogram(descriptor: Self.hookDuration, labels: [("hook", hook)], buckets: Self.durationBuckets).record(result.duration)
+                registry.makeDurationHistogram(
+                    descriptor: Self.hookDuration,
+                    labels: [("hook", hook)],
+                    buckets: Self.durationBuckets
+                ).record(result.duration)
                 seen.hookResults[hook] = result
             }
             for (plugin, count) in pluginErrors {
                 let before = seen.pluginErrors[plugin] ?? 0
                 guard count > before else { continue }
-                registry.makeCounter(descriptor: Self.pluginErrors, labels: [("plugin", plugin)]).increment(by: Int64(count - before))
+                registry.makeCounter(descriptor: Self.pluginErrors, labels: [("plugin", plugin)]).increment(
+                    by: Int64(count - before)
+                )
                 seen.pluginErrors[plugin] = count
             }
         }

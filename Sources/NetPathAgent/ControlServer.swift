@@ -84,7 +84,11 @@ final class ControlServer: @unchecked Sendable {
             }
             unlink(path)
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = socket(
+            AF_UNIX,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0
+        )
         guard fd >= 0 else { throw StartError(description: "socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -97,7 +101,9 @@ final class ControlServer: @unchecked Sendable {
         // Created 0600 (umask) and then opened up to 0660: never briefly world-accessible.
         let oldMask = umask(0o177)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         umask(oldMask)
         guard bound == 0 else {
@@ -175,7 +181,10 @@ final class ControlServer: @unchecked Sendable {
             finished.withLock { $0 = true }
         }
         while true {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: waker.readEnd, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: waker.readEnd, events: Int16(POLLIN), revents: 0),
+            ]
             for client in clients.values {
                 var events = Int16(POLLIN)
                 if !client.output.isEmpty { events |= Int16(POLLOUT) }
@@ -230,7 +239,7 @@ final class ControlServer: @unchecked Sendable {
                 continue
             }
             if clients.count >= Self.maximumClients {
-                let line = Array(((try? JSONCoding.line(ControlReply.failure("too many clients"))) ?? "") .utf8) + [10]
+                let line = Array(((try? JSONCoding.line(ControlReply.failure("too many clients"))) ?? "").utf8) + [10]
                 _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(fd)
                 continue

@@ -97,7 +97,9 @@ final class MainLoop {
             await hooks.waitUntilIdle()
             await plugins.waitUntilIdle()
         }
-        if !waited { logger.warning("startup hooks still running after \(agent.options.readyWaitLimit); reporting ready anyway") }
+        if !waited {
+            logger.warning("startup hooks still running after \(agent.options.readyWaitLimit); reporting ready anyway")
+        }
         agent.notify(["READY=1", "STATUS=\(statusLine)"])
         logger.notice("ready", metadata: ["status": .string(statusLine)])
     }
@@ -214,7 +216,9 @@ final class MainLoop {
             ("control_socket", configuration.agent.controlSocket, new.agent.controlSocket),
             ("metrics", configuration.agent.metrics, new.agent.metrics),
         ] where old != changed {
-            logger.warning("\(name) changed from \"\(old)\" to \"\(changed)\": this takes effect when netpathd restarts")
+            logger.warning(
+                "\(name) changed from \"\(old)\" to \"\(changed)\": this takes effect when netpathd restarts"
+            )
         }
 
         // Held events belong to the old rules' time: dispatch them before switching.

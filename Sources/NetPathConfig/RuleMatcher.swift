@@ -79,7 +79,10 @@ public struct RuleMatcher: Sendable {
             // Naming a policy asks for path events: `on = ["changed"]` with a policy means "the
             // path changed", not also "an interface's MTU changed".
             guard event.scope == .path else {
-                return (.policy, "the rule names policy \(q(policy)), so it takes path events only; this is an interface event")
+                return (
+                    .policy,
+                    "the rule names policy \(q(policy)), so it takes path events only; this is an interface event"
+                )
             }
             if event.policy != policy {
                 return (.policy, "the event is for policy \(q(event.policy ?? "")), not \(q(policy))")

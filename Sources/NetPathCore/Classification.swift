@@ -97,7 +97,12 @@ public struct InterfaceClassifier: Sendable {
             )
         }
         if !f.linkKind.isEmpty {
-            return Classification(type: .other, kind: f.linkKind, driver: driver, classifiedBy: ["link kind \(f.linkKind)"])
+            return Classification(
+                type: .other,
+                kind: f.linkKind,
+                driver: driver,
+                classifiedBy: ["link kind \(f.linkKind)"]
+            )
         }
         if f.isVirtualPath {
             return Classification(
@@ -146,6 +151,11 @@ public struct InterfaceClassifier: Sendable {
                 classifiedBy: ["arptype=1 (Ethernet) with a device" + (driver.isEmpty ? "" : " (driver \(driver))")]
             )
         }
-        return Classification(type: .other, kind: f.devType, driver: driver, classifiedBy: ["arptype=\(f.arpType), no rule matched"])
+        return Classification(
+            type: .other,
+            kind: f.devType,
+            driver: driver,
+            classifiedBy: ["arptype=\(f.arpType), no rule matched"]
+        )
     }
 }

@@ -139,7 +139,11 @@ extension Event: Codable {
         }
         let text = try c.decode(String.self, forKey: .time)
         guard let time = RFC3339.parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: .time, in: c, debugDescription: "not an RFC 3339 time: \(text)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .time,
+                in: c,
+                debugDescription: "not an RFC 3339 time: \(text)"
+            )
         }
         self.init(
             time: time,

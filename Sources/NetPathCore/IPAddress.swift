@@ -23,7 +23,8 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
     public var bytes: [UInt8] {
         switch family {
         case .ipv4: return (0..<4).map { UInt8(truncatingIfNeeded: low >> (24 - 8 * $0)) }
-        case .ipv6: return (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
+        case .ipv6:
+            return (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
                 + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
         }
     }

@@ -46,7 +46,12 @@ public struct NetworkPath: Hashable, Sendable {
 
         /// The identity of `interface`.
         public init(_ interface: Interface) {
-            self.init(name: interface.name, index: interface.index, type: interface.type, isMetered: interface.isMetered)
+            self.init(
+                name: interface.name,
+                index: interface.index,
+                type: interface.type,
+                isMetered: interface.isMetered
+            )
         }
 
         public var description: String { name }

@@ -95,7 +95,8 @@ public struct PathEvaluator: Sendable {
         var verdicts: [PathEvaluation.Verdict] = []
         for (rank, candidate) in ordered.enumerated() {
             let outcome: PathEvaluation.Outcome =
-                rank == 0 ? .primary : .candidate(rank: rank, lostBecause: ranking(candidate, behind: ordered[rank - 1]))
+                rank == 0
+                ? .primary : .candidate(rank: rank, lostBecause: ranking(candidate, behind: ordered[rank - 1]))
             verdicts.append(.init(interface: .init(candidate.interface), outcome: outcome, detail: describe(candidate)))
         }
         for (interface, rejection, detail) in rejected {
@@ -121,7 +122,9 @@ public struct PathEvaluator: Sendable {
             return .failure(Why(rejection: .prohibited, detail: "type \(i.type) is prohibited"))
         }
         if i.isMetered && policy.metered == .deny {
-            return .failure(Why(rejection: .meteredDenied, detail: "metered (\(i.meteredReason.rawValue)) and metered = \"deny\""))
+            return .failure(
+                Why(rejection: .meteredDenied, detail: "metered (\(i.meteredReason.rawValue)) and metered = \"deny\"")
+            )
         }
         if !i.adminUp {
             return .failure(Why(rejection: .adminDown, detail: "administratively down"))
@@ -140,7 +143,9 @@ public struct PathEvaluator: Sendable {
             guard let route = target.routes.first(where: { $0.interfaceIndex == i.index }),
                 let family = target.addresses.first?.family, addressed.contains(family)
             else {
-                let detail = target.addresses.isEmpty ? "target \(policy.target ?? "") did not resolve" : "no route to \(policy.target ?? "")"
+                let detail =
+                    target.addresses.isEmpty
+                    ? "target \(policy.target ?? "") did not resolve" : "no route to \(policy.target ?? "")"
                 return .failure(Why(rejection: .noRouteToTarget, detail: detail))
             }
             metric[family] = route.metric
@@ -154,7 +159,9 @@ public struct PathEvaluator: Sendable {
             }
             if metric.isEmpty {
                 let families = addressed.map { $0 == .ipv4 ? "IPv4" : "IPv6" }.joined(separator: "/")
-                return .failure(Why(rejection: .noDefaultRoute, detail: "has \(families) addresses but no default route"))
+                return .failure(
+                    Why(rejection: .noDefaultRoute, detail: "has \(families) addresses but no default route")
+                )
             }
         }
         let families = [IPAddress.Family.ipv4, .ipv6].filter { metric[$0] != nil }

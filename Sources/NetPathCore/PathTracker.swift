@@ -36,7 +36,13 @@ public struct PathTracker: Sendable {
         }
         for path in paths {
             events.append(
-                Self.pathEvent(path.status == .satisfied ? .satisfied : .unsatisfied, path, previous: nil, at: time, startup: true)
+                Self.pathEvent(
+                    path.status == .satisfied ? .satisfied : .unsatisfied,
+                    path,
+                    previous: nil,
+                    at: time,
+                    startup: true
+                )
             )
         }
         return events
@@ -49,7 +55,9 @@ public struct PathTracker: Sendable {
         paths = policies.map { PathEvaluator(policy: $0).path(for: state) }
         return paths.flatMap { path in
             oldByName[path.policy].map { Self.pathEvents(from: $0, to: path, at: time) }
-                ?? [Self.pathEvent(path.status == .satisfied ? .satisfied : .unsatisfied, path, previous: nil, at: time)]
+                ?? [
+                    Self.pathEvent(path.status == .satisfied ? .satisfied : .unsatisfied, path, previous: nil, at: time)
+                ]
         }
     }
 

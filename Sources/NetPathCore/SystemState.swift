@@ -44,7 +44,8 @@ public struct SystemState: Hashable, Sendable, Codable {
     /// Reachability of each policy target, keyed by the target as written in the policy.
     public var targets: [String: TargetReachability]
 
-    public init(interfaces: [Interface] = [], dnsServers: [IPAddress] = [], targets: [String: TargetReachability] = [:]) {
+    public init(interfaces: [Interface] = [], dnsServers: [IPAddress] = [], targets: [String: TargetReachability] = [:])
+    {
         self.interfaces = interfaces.sorted { $0.index < $1.index }
         self.dnsServers = dnsServers
         self.targets = targets

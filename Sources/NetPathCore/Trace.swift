@@ -26,7 +26,11 @@ public enum Trace {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             let text = try c.decode(String.self, forKey: .time)
             guard let time = RFC3339.parse(text) else {
-                throw DecodingError.dataCorruptedError(forKey: .time, in: c, debugDescription: "not an RFC 3339 time: \"\(text)\"")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .time,
+                    in: c,
+                    debugDescription: "not an RFC 3339 time: \"\(text)\""
+                )
             }
             self.time = time
             state = try c.decode(SystemState.self, forKey: .state)
@@ -67,11 +71,25 @@ public enum Trace {
             let line = rawLine.trimmingASCIIWhitespace
             if line.isEmpty || line.hasPrefix("#") { continue }
             if !sawHeader {
-                guard let object = try? decoder.decode([String: Int].self, from: Data(line.utf8)), let version = object["netpath_trace"] else {
-                    return .failure(FormatError(file: file, line: lineNumber, message: "expected the header {\"netpath_trace\":\(Self.version)}, found \(line.prefix(60))"))
+                guard let object = try? decoder.decode([String: Int].self, from: Data(line.utf8)),
+                    let version = object["netpath_trace"]
+                else {
+                    return .failure(
+                        FormatError(
+                            file: file,
+                            line: lineNumber,
+                            message: "expected the header {\"netpath_trace\":\(Self.version)}, found \(line.prefix(60))"
+                        )
+                    )
                 }
                 guard version == Self.version else {
-                    return .failure(FormatError(file: file, line: lineNumber, message: "trace version \(version) is not supported (expected \(Self.version))"))
+                    return .failure(
+                        FormatError(
+                            file: file,
+                            line: lineNumber,
+                            message: "trace version \(version) is not supported (expected \(Self.version))"
+                        )
+                    )
                 }
                 sawHeader = true
                 continue
@@ -79,7 +97,13 @@ public enum Trace {
             do {
                 let record = try decoder.decode(Record.self, from: Data(line.utf8))
                 if let last = records.last, record.time < last.time {
-                    return .failure(FormatError(file: file, line: lineNumber, message: "time \(RFC3339.format(record.time)) is earlier than the previous record's"))
+                    return .failure(
+                        FormatError(
+                            file: file,
+                            line: lineNumber,
+                            message: "time \(RFC3339.format(record.time)) is earlier than the previous record's"
+                        )
+                    )
                 }
                 records.append(record)
             } catch let error as DecodingError {
@@ -88,7 +112,15 @@ public enum Trace {
                 return .failure(FormatError(file: file, line: lineNumber, message: "\(error)"))
             }
         }
-        guard sawHeader else { return .failure(FormatError(file: file, line: max(1, lineNumber), message: "empty trace: expected the header {\"netpath_trace\":\(version)}")) }
+        guard sawHeader else {
+            return .failure(
+                FormatError(
+                    file: file,
+                    line: max(1, lineNumber),
+                    message: "empty trace: expected the header {\"netpath_trace\":\(version)}"
+                )
+            )
+        }
         return .success(records)
     }
 
@@ -107,7 +139,8 @@ public enum Trace {
             return "\(path(context.codingPath + [key])): missing"
         case .dataCorrupted(let context):
             let detail = context.underlyingError.map { "\($0)" } ?? context.debugDescription
-            return context.codingPath.isEmpty ? "not valid JSON: \(detail)" : "\(path(context.codingPath)): \(context.debugDescription)"
+            return context.codingPath.isEmpty
+                ? "not valid JSON: \(detail)" : "\(path(context.codingPath)): \(context.debugDescription)"
         @unknown default:
             return "\(error)"
         }

@@ -13,7 +13,16 @@ public struct LinkRecord: Hashable, Sendable {
     /// `IFLA_INFO_KIND`, empty for hardware.
     public var kind: String
 
-    public init(index: Int32, name: String, flags: UInt32, operState: UInt8, mtu: UInt32, mac: String, arpType: UInt16, kind: String) {
+    public init(
+        index: Int32,
+        name: String,
+        flags: UInt32,
+        operState: UInt8,
+        mtu: UInt32,
+        mac: String,
+        arpType: UInt16,
+        kind: String
+    ) {
         self.index = index
         self.name = name
         self.flags = flags
@@ -140,7 +149,14 @@ public struct RouteRecord: Hashable, Sendable {
     }
 
     public var slot: Slot {
-        Slot(family: family, table: table, tos: tos, destination: destination, destinationLength: destinationLength, metric: metric)
+        Slot(
+            family: family,
+            table: table,
+            tos: tos,
+            destination: destination,
+            destinationLength: destinationLength,
+            metric: metric
+        )
     }
 
     public var key: Key { Key(slot: slot, type: type, nexthops: nexthops) }

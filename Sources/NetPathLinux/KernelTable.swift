@@ -25,7 +25,9 @@ public struct KernelTable: Sendable, Equatable {
             let old = links.updateValue(link, forKey: link.index)
             if let old, old.adminUp, !link.adminUp {
                 // The kernel keeps the `local` routes of the link's own addresses (table local).
-                removeRoutes { $0.family == .ipv4 && $0.type != RouteRecord.localType && $0.uses(interface: link.index) }
+                removeRoutes {
+                    $0.family == .ipv4 && $0.type != RouteRecord.localType && $0.uses(interface: link.index)
+                }
             }
             return old != link
         case .deleteLink(let index):
@@ -63,7 +65,8 @@ public struct KernelTable: Sendable, Equatable {
             // one sibling of an IPv6 multipath route. Match by slot, then by the hops it names.
             let slot = route.slot
             let hops = Set(route.nexthops)
-            guard let match = routes.values.first(where: { $0.slot == slot && hops.isSubset(of: Set($0.nexthops)) }) else {
+            guard let match = routes.values.first(where: { $0.slot == slot && hops.isSubset(of: Set($0.nexthops)) })
+            else {
                 return false
             }
             remove(match.key)
@@ -112,7 +115,9 @@ public struct KernelTable: Sendable, Equatable {
             }
             for hop in route.nexthops {
                 if let current = best[hop.interfaceIndex],
-                    (current.destinationLength, UInt32.max - current.metric) >= (route.destinationLength, UInt32.max - route.metric)
+                    (current.destinationLength, UInt32.max - current.metric) >= (
+                        route.destinationLength, UInt32.max - route.metric
+                    )
                 {
                     continue
                 }

@@ -33,7 +33,11 @@ public final class NetlinkEngine: Sendable {
         public var receiveBufferSize: Int
         public var logger: Logger
 
-        public init(namespace: String? = nil, receiveBufferSize: Int = 4 << 20, logger: Logger = Logger(label: "netpath.netlink")) {
+        public init(
+            namespace: String? = nil,
+            receiveBufferSize: Int = 4 << 20,
+            logger: Logger = Logger(label: "netpath.netlink")
+        ) {
             self.namespace = namespace
             self.receiveBufferSize = receiveBufferSize
             self.logger = logger
@@ -69,7 +73,9 @@ public final class NetlinkEngine: Sendable {
     ///   one that falls further behind loses the oldest, never the latest.
     /// - Throws: ``NetlinkError`` when the namespace, the sockets or the first dump fail.
     public func start() throws(NetlinkError) -> AsyncStream<KernelSnapshot> {
-        let (stream, continuation) = AsyncStream<KernelSnapshot>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferedSnapshots))
+        let (stream, continuation) = AsyncStream<KernelSnapshot>.makeStream(
+            bufferingPolicy: .bufferingNewest(Self.bufferedSnapshots)
+        )
         let wakeFD = np_eventfd(0, np_efd_cloexec() | np_efd_nonblock())
         guard wakeFD >= 0 else { throw NetlinkError(.thread, rawValue: errno, context: "eventfd") }
 
@@ -130,7 +136,12 @@ public final class NetlinkEngine: Sendable {
         let wakeFD: Int32
         let startup: StartupSignal
 
-        init(engine: NetlinkEngine, continuation: AsyncStream<KernelSnapshot>.Continuation, wakeFD: Int32, startup: StartupSignal) {
+        init(
+            engine: NetlinkEngine,
+            continuation: AsyncStream<KernelSnapshot>.Continuation,
+            wakeFD: Int32,
+            startup: StartupSignal
+        ) {
             self.engine = engine
             self.continuation = continuation
             self.wakeFD = wakeFD
@@ -189,7 +200,13 @@ public final class NetlinkEngine: Sendable {
             let now = Date()
             let outcome = drain(events, eventCollector, logger: logger)
             if outcome.overrun {
-                resync(context, events: events, eventCollector: eventCollector, dumper: dumper, dumpCollector: dumpCollector)
+                resync(
+                    context,
+                    events: events,
+                    eventCollector: eventCollector,
+                    dumper: dumper,
+                    dumpCollector: dumpCollector
+                )
             } else if outcome.changed {
                 publish(context, cause: .update, at: now)
             }
@@ -198,7 +215,9 @@ public final class NetlinkEngine: Sendable {
 
     /// Reads until the socket is empty, applying what arrives. Reports whether the kernel
     /// signalled an overrun (libnl maps `ENOBUFS` to `NLE_NOMEM`) and whether the table changed.
-    private func drain(_ socket: NetlinkSocket, _ collector: MessageCollector, logger: Logger) -> (overrun: Bool, changed: Bool) {
+    private func drain(_ socket: NetlinkSocket, _ collector: MessageCollector, logger: Logger) -> (
+        overrun: Bool, changed: Bool
+    ) {
         var overrun = false
         var changed = false
         while true {
@@ -214,7 +233,10 @@ public final class NetlinkEngine: Sendable {
                 overrun = true
                 continue
             }
-            logger.warning("netlink receive failed", metadata: ["error": "\(NetlinkError.libnl(.receive, result, "nl_recvmsgs"))"])
+            logger.warning(
+                "netlink receive failed",
+                metadata: ["error": "\(NetlinkError.libnl(.receive, result, "nl_recvmsgs"))"]
+            )
             // An unknown failure may have lost messages: recover as from an overrun.
             overrun = true
             break
@@ -286,7 +308,9 @@ public final class NetlinkEngine: Sendable {
         context.continuation.yield(snapshot)
     }
 
-    private static func dumpAll(_ socket: NetlinkSocket, into collector: MessageCollector) throws(NetlinkError) -> KernelTable {
+    private static func dumpAll(_ socket: NetlinkSocket, into collector: MessageCollector) throws(NetlinkError)
+        -> KernelTable
+    {
         var lastError: NetlinkError?
         // A dump interrupted by a concurrent change (NLE_DUMP_INTR) is simply asked again.
         for _ in 0..<5 {

@@ -40,7 +40,9 @@ final class MessageCollector {
         return Int32(NL_OK.rawValue)
     }
 
-    private static let objectCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { object, arg in
+    private static let objectCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
+        object,
+        arg in
         guard let object, let arg else { return }
         let collector = Unmanaged<MessageCollector>.fromOpaque(arg).takeUnretainedValue()
         if let message = collector.convert(object) { collector.messages.append(message) }
@@ -52,7 +54,8 @@ final class MessageCollector {
         case Self.deleteLink: return .deleteLink(index: rtnl_link_get_ifindex(object))
         case Self.newAddress: return Self.address(object).map { .newAddress($0) }
         case Self.deleteAddress: return Self.address(object).map { .deleteAddress($0) }
-        case Self.newRoute: return Self.route(object).map { .newRoute($0, replace: currentFlags & Self.replaceFlag != 0) }
+        case Self.newRoute:
+            return Self.route(object).map { .newRoute($0, replace: currentFlags & Self.replaceFlag != 0) }
         case Self.deleteRoute: return Self.route(object).map { .deleteRoute($0) }
         default: return nil
         }
@@ -101,7 +104,12 @@ final class MessageCollector {
         if count > 0 {
             for i in 0..<count {
                 guard let hop = rtnl_route_nexthop_n(route, i) else { continue }
-                hops.append(Nexthop(interfaceIndex: rtnl_route_nh_get_ifindex(hop), gateway: ipAddress(rtnl_route_nh_get_gateway(hop))))
+                hops.append(
+                    Nexthop(
+                        interfaceIndex: rtnl_route_nh_get_ifindex(hop),
+                        gateway: ipAddress(rtnl_route_nh_get_gateway(hop))
+                    )
+                )
             }
         }
         return RouteRecord(

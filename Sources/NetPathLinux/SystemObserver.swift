@@ -32,7 +32,11 @@ public final class SystemObserver: Sendable {
     ///   - engine: the netlink engine to follow.
     ///   - builder: classification, sysfs root and resolv.conf path.
     ///   - targets: policy targets whose reachability each state carries.
-    public init(engine: NetlinkEngine = NetlinkEngine(), builder: SystemStateBuilder = SystemStateBuilder(), targets: [String] = []) {
+    public init(
+        engine: NetlinkEngine = NetlinkEngine(),
+        builder: SystemStateBuilder = SystemStateBuilder(),
+        targets: [String] = []
+    ) {
         self.engine = engine
         self.builder = Mutex(builder)
         self.targets = Mutex(targets)

@@ -39,14 +39,20 @@ public struct SystemStateBuilder: Sendable {
         }
     }
 
-    public init(classifier: InterfaceClassifier = InterfaceClassifier(), sysfs: SysfsReader = SysfsReader(), resolvConfPath: String = "/etc/resolv.conf") {
+    public init(
+        classifier: InterfaceClassifier = InterfaceClassifier(),
+        sysfs: SysfsReader = SysfsReader(),
+        resolvConfPath: String = "/etc/resolv.conf"
+    ) {
         self.classifier = classifier
         self.sysfs = sysfs
         self.resolvConfPath = resolvConfPath
     }
 
     /// The system state for `snapshot`, with `targets` (from ``TargetResolver``) attached.
-    public mutating func state(from snapshot: KernelSnapshot, targets: [String: SystemState.TargetReachability] = [:]) -> SystemState {
+    public mutating func state(from snapshot: KernelSnapshot, targets: [String: SystemState.TargetReachability] = [:])
+        -> SystemState
+    {
         var seen: [Int32: LinkFacts] = [:]
         var interfaces: [Interface] = []
         interfaces.reserveCapacity(snapshot.links.count)

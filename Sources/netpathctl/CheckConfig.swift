@@ -21,8 +21,10 @@ extension Netpathctl {
             let c = loaded.configuration
             func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
             var summary = "\(loaded.source): valid: \(count(c.policies.count, "policy", "policies"))"
-            summary += c.isDispatcherMode ? ", no rules (dispatcher mode)" : ", \(count(c.rules.count, "rule", "rules"))"
-            summary += ", \(count(c.interfaces.count, "interface override", "interface overrides")), hooks in \(c.agent.hooksDirectory)"
+            summary +=
+                c.isDispatcherMode ? ", no rules (dispatcher mode)" : ", \(count(c.rules.count, "rule", "rules"))"
+            summary +=
+                ", \(count(c.interfaces.count, "interface override", "interface overrides")), hooks in \(c.agent.hooksDirectory)"
             if !c.warnings.isEmpty { summary += ", \(count(c.warnings.count, "warning", "warnings"))" }
             print(summary)
         }

@@ -55,7 +55,8 @@ extension Netpathctl {
     struct Reload: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask netpathd to reload its configuration (root only).",
-            discussion: "An invalid configuration is rejected with its errors and the one in force stays. Same as `systemctl reload netpathd` or SIGHUP."
+            discussion:
+                "An invalid configuration is rejected with its errors and the one in force stays. Same as `systemctl reload netpathd` or SIGHUP."
         )
 
         @Option(name: .long, help: ArgumentHelp("The agent's control socket.", valueName: "PATH"))
@@ -67,4 +68,3 @@ extension Netpathctl {
         }
     }
 }
-

@@ -19,7 +19,10 @@ extension Netpathctl {
 
         @Option(
             name: .long,
-            help: ArgumentHelp("Also write every observed state to FILE as a trace for `netpathctl simulate`.", valueName: "FILE")
+            help: ArgumentHelp(
+                "Also write every observed state to FILE as a trace for `netpathctl simulate`.",
+                valueName: "FILE"
+            )
         )
         var record: String?
 

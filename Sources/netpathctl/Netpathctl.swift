@@ -12,7 +12,9 @@ struct Netpathctl: AsyncParsableCommand {
             status, monitor, explain and hooks ask the running netpathd over its control socket; with --local they compute the answer from the kernel directly, without an agent. check-config and simulate never need the agent.
             """,
         version: "0.1.0",
-        subcommands: [Status.self, Monitor.self, Explain.self, Hooks.self, Reload.self, CheckConfig.self, Simulate.self]
+        subcommands: [
+            Status.self, Monitor.self, Explain.self, Hooks.self, Reload.self, CheckConfig.self, Simulate.self,
+        ]
     )
 }
 
@@ -23,11 +25,17 @@ struct SourceOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("The agent's control socket (default: the configuration's control_socket).", valueName: "PATH")
+        help: ArgumentHelp(
+            "The agent's control socket (default: the configuration's control_socket).",
+            valueName: "PATH"
+        )
     )
     var socket: String?
 
-    @Option(name: .long, help: ArgumentHelp("Root of the sysfs tree used for classification (with --local).", valueName: "DIR"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Root of the sysfs tree used for classification (with --local).", valueName: "DIR")
+    )
     var sysfsRoot = "/sys"
 
     /// A connection to the running agent, or an error that suggests `--local`.
@@ -38,7 +46,9 @@ struct SourceOptions: ParsableArguments {
     /// The socket path: explicit, else the configuration's, else the default.
     static func socketPath(_ explicit: String?) -> String {
         if let explicit { return explicit }
-        if case .success(let loaded) = ConfigurationFile.load(path: nil) { return loaded.configuration.agent.controlSocket }
+        if case .success(let loaded) = ConfigurationFile.load(path: nil) {
+            return loaded.configuration.agent.controlSocket
+        }
         return Configuration.Agent().controlSocket
     }
 }
@@ -73,7 +83,9 @@ struct ConfigOptions: ParsableArguments {
         let plugins = PluginRegistry.shipped
         let result = ConfigurationFile.load(path: config, knownPlugins: plugins.knownPlugins).flatMap { loaded in
             // Plugin tables are validated by their plugins, as the agent does at start and reload.
-            plugins.makePlugins(for: loaded.configuration, file: loaded.source).map { _ in loaded }.mapError { .invalid($0) }
+            plugins.makePlugins(for: loaded.configuration, file: loaded.source).map { _ in loaded }.mapError {
+                .invalid($0)
+            }
         }
         switch result {
         case .success(let loaded):

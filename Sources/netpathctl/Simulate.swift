@@ -28,7 +28,13 @@ extension Netpathctl {
         @Flag(name: .long, help: "Run the hooks each event is dispatched to (not a dry run).")
         var runHooks = false
 
-        @Option(name: .long, help: ArgumentHelp("With --run-hooks: the hooks directory instead of the configuration's hooks_dir.", valueName: "DIR"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --run-hooks: the hooks directory instead of the configuration's hooks_dir.",
+                valueName: "DIR"
+            )
+        )
         var hooksDir: String?
 
         func run() async throws {
@@ -133,9 +139,12 @@ struct Replay {
 
     /// `TIME  SCOPE EVENT …  → targets`.
     static func line(_ dispatch: Dispatch) -> String {
-        let destination = dispatch.targets.isEmpty
+        let destination =
+            dispatch.targets.isEmpty
             ? "(no rule matches)"
-            : dispatch.targets.map { ($0.rule.map { "rule \"\($0)\"" } ?? "dispatcher") + ": \($0)" }.joined(separator: " | ")
+            : dispatch.targets.map { ($0.rule.map { "rule \"\($0)\"" } ?? "dispatcher") + ": \($0)" }.joined(
+                separator: " | "
+            )
         return "\(RFC3339.format(dispatch.event.time))  \(describe(dispatch.event))  → \(destination)"
     }
 

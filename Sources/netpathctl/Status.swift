@@ -32,7 +32,10 @@ extension Netpathctl {
             if json {
                 print(String(decoding: try JSONCoding.prettyEncoder().encode(report), as: UTF8.self))
             } else {
-                print(StatusRenderer.render(SystemState(interfaces: report.interfaces), paths: report.paths), terminator: "")
+                print(
+                    StatusRenderer.render(SystemState(interfaces: report.interfaces), paths: report.paths),
+                    terminator: ""
+                )
             }
         }
     }

@@ -8,7 +8,9 @@ enum StatusRenderer {
             let link = !i.adminUp ? "down" : (i.carrier ? (i.isUsable ? "routable" : "carrier") : "no-carrier")
             let metered = i.isMetered ? "yes (\(i.meteredReason.rawValue))" : "no"
             let addresses = i.addresses.map(\.description).joined(separator: " ")
-            rows.append([String(i.index), i.name, i.type.rawValue, i.kind.isEmpty ? "-" : i.kind, link, metered, addresses])
+            rows.append([
+                String(i.index), i.name, i.type.rawValue, i.kind.isEmpty ? "-" : i.kind, link, metered, addresses,
+            ])
         }
         var out = table(rows)
         for path in paths {
@@ -26,8 +28,10 @@ enum StatusRenderer {
         }
         out += "\n"
         func name(_ i: NetworkPath.PathInterface?) -> String { i?.name ?? "-" }
-        out += "  available: \(path.availableInterfaces.isEmpty ? "-" : path.availableInterfaces.map(\.name).joined(separator: ", "))\n"
-        out += "  IPv4: \(name(path.primaryIPv4))  IPv6: \(name(path.primaryIPv6))  DNS: \(path.supportsDNS ? "yes" : "no")"
+        out +=
+            "  available: \(path.availableInterfaces.isEmpty ? "-" : path.availableInterfaces.map(\.name).joined(separator: ", "))\n"
+        out +=
+            "  IPv4: \(name(path.primaryIPv4))  IPv6: \(name(path.primaryIPv6))  DNS: \(path.supportsDNS ? "yes" : "no")"
         out += "  expensive: \(path.isExpensive ? "yes" : "no")  constrained: \(path.isConstrained ? "yes" : "no")\n"
         if !path.gateways.isEmpty {
             out += "  gateways: \(path.gateways.map(\.description).joined(separator: ", "))\n"

@@ -13,7 +13,8 @@ import UnixSignals
 struct Netpathd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "netpathd",
-        abstract: "The netpath agent: follows links, addresses and routes, evaluates policies and rules, and runs hooks and plugins on every transition.",
+        abstract:
+            "The netpath agent: follows links, addresses and routes, evaluates policies and rules, and runs hooks and plugins on every transition.",
         discussion: """
             Runs in the foreground (systemd Type=notify). SIGHUP reloads the configuration (an invalid
             one is rejected and the old one stays); SIGTERM and SIGINT stop after running hooks finish
@@ -26,19 +27,34 @@ struct Netpathd: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "FILE"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL")
+    )
     var logLevel: Logger.Level = .info
 
-    @Option(name: .long, help: ArgumentHelp("Write every observed state to FILE, for `netpathctl simulate`.", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Write every observed state to FILE, for `netpathctl simulate`.", valueName: "FILE")
+    )
     var record: String?
 
     @Option(name: .long, help: ArgumentHelp("Root of the sysfs tree used for classification.", valueName: "DIR"))
     var sysfsRoot = "/sys"
 
-    @Option(name: .long, help: ArgumentHelp("Serve the control socket here instead of the configured path.", valueName: "PATH"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Serve the control socket here instead of the configured path.", valueName: "PATH")
+    )
     var controlSocket: String?
 
-    @Option(name: .long, help: ArgumentHelp("Follow this named network namespace (/run/netns/NAME) instead of our own.", valueName: "NAME"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Follow this named network namespace (/run/netns/NAME) instead of our own.",
+            valueName: "NAME"
+        )
+    )
     var namespace: String?
 
     func run() async throws {
@@ -74,7 +90,11 @@ struct Netpathd: AsyncParsableCommand {
         }
         defer { reloads.cancel() }
         let group = ServiceGroup(
-            configuration: .init(services: [.init(service: agent)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            configuration: .init(
+                services: [.init(service: agent)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
         )
         do {
             try await group.run()

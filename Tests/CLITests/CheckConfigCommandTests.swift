@@ -1,11 +1,16 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `netpathctl check-config` as an administrator runs it.
 struct CheckConfigCommandTests {
     static func check(_ text: String?) throws -> (Command.Result, String) {
-        guard let text else { return (try Command.run([BuiltProducts.path("netpathctl"), "check-config", "/nonexistent/netpath.toml"]), "/nonexistent/netpath.toml") }
+        guard let text else {
+            return (
+                try Command.run([BuiltProducts.path("netpathctl"), "check-config", "/nonexistent/netpath.toml"]),
+                "/nonexistent/netpath.toml"
+            )
+        }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("np-check-\(UUID().uuidString).toml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -26,7 +31,9 @@ struct CheckConfigCommandTests {
             """
         )
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "\(path): valid: 1 policy, 1 rule, 0 interface overrides, hooks in /etc/netpath/hooks.d\n")
+        #expect(
+            result.stdout == "\(path): valid: 1 policy, 1 rule, 0 interface overrides, hooks in /etc/netpath/hooks.d\n"
+        )
     }
 
     @Test("an invalid file exits 1 and lists every error as FILE:LINE:COL: error: …")
@@ -48,7 +55,9 @@ struct CheckConfigCommandTests {
         #expect(lines.count == 3, "\(result.stderr)")
         #expect(lines.allSatisfy { $0.hasPrefix(path + ":") && $0.contains(": error: ") })
         #expect(lines[0].hasPrefix("\(path):2:"))
-        #expect(lines[1] == "\(path):5:11: error: metered must be one of \"allow\", \"avoid\", \"deny\", found \"never\"")
+        #expect(
+            lines[1] == "\(path):5:11: error: metered must be one of \"allow\", \"avoid\", \"deny\", found \"never\""
+        )
         #expect(lines[2].hasPrefix("\(path):8:") && lines[2].contains("did you mean \"up\""))
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `netpathctl explain --local`: prefer wired over a lower-metric Wi-Fi, and say why.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -37,10 +37,15 @@ struct ExplainCommandTests {
                 try ns.ip("addr", "add", "10.\(n + 1).0.2/24", "dev", name)
                 try ns.ip("route", "add", "default", "via", "10.\(n + 1).0.1", "dev", name, "metric", metric)
             }
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("np-explain-\(UUID().uuidString).toml")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "np-explain-\(UUID().uuidString).toml"
+            )
             try Self.config.write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }
-            let base = ["ip", "netns", "exec", ns.name, BuiltProducts.path("netpathctl"), "explain", "--local", "--config", file.path]
+            let base = [
+                "ip", "netns", "exec", ns.name, BuiltProducts.path("netpathctl"), "explain", "--local", "--config",
+                file.path,
+            ]
 
             let text = try Command.check(base)
             #expect(text.contains("Policy \"default\""))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `netpathctl simulate` on the shipped traces, compared with the checked-in expected output.
 struct SimulateCommandTests {
@@ -25,13 +25,18 @@ struct SimulateCommandTests {
     func matchesExpectedOutput(trace: String, config: String) throws {
         let result = try Self.simulate(trace: "\(trace).jsonl", config: "\(config).toml")
         #expect(result.status == 0, "\(result.stderr)")
-        let expected = try String(contentsOf: Self.traces.appendingPathComponent("\(trace).\(config).expected"), encoding: .utf8)
+        let expected = try String(
+            contentsOf: Self.traces.appendingPathComponent("\(trace).\(config).expected"),
+            encoding: .utf8
+        )
         #expect(result.stdout == expected)
     }
 
     @Test("unplugging wired moves the path to Wi-Fi, not the metered modem, and restarts the VPN")
     func wiredUnpluggedPicksWifi() throws {
-        let lines = try Self.simulate(trace: "wired-unplugged.jsonl", config: "uplinks-rules.toml").stdout.split(separator: "\n")
+        let lines = try Self.simulate(trace: "wired-unplugged.jsonl", config: "uplinks-rules.toml").stdout.split(
+            separator: "\n"
+        )
         let change = try #require(lines.first { $0.contains("path changed") })
         #expect(change.contains("via wlan0 (wifi), was eth0"))
         #expect(change.contains("rule \"restart-vpn-on-path-change\": hooks 50-vpn-restart; timeout 10s"))
@@ -53,9 +58,18 @@ struct SimulateCommandTests {
     @Test(
         "a malformed trace gives a line-numbered error and exit status 1",
         arguments: [
-            ("{\"netpath_trace\":1}\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":{\"interfaces\":[]}}\n{oops\n", 3, "not valid JSON"),
-            ("{\"netpath_trace\":1}\n{\"time\":\"yesterday\",\"state\":{\"interfaces\":[]}}\n", 2, "not an RFC 3339 time"),
-            ("{\"netpath_trace\":1}\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":{\"interfaces\":[{\"name\":\"x\"}]}}\n", 2, "interfaces[0].index: missing"),
+            (
+                "{\"netpath_trace\":1}\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":{\"interfaces\":[]}}\n{oops\n", 3,
+                "not valid JSON"
+            ),
+            (
+                "{\"netpath_trace\":1}\n{\"time\":\"yesterday\",\"state\":{\"interfaces\":[]}}\n", 2,
+                "not an RFC 3339 time"
+            ),
+            (
+                "{\"netpath_trace\":1}\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":{\"interfaces\":[{\"name\":\"x\"}]}}\n",
+                2, "interfaces[0].index: missing"
+            ),
             ("{\"netpath_trace\":7}\n", 1, "trace version 7 is not supported"),
             ("# just a comment\n{\"time\":\"2026-01-01T00:00:00Z\"}\n", 2, "expected the header"),
             ("", 1, "empty trace"),
@@ -65,7 +79,10 @@ struct SimulateCommandTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("np-bad-\(UUID().uuidString).jsonl")
         try text.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try Command.run([BuiltProducts.path("netpathctl"), "simulate", "--trace", file.path, "--config", Self.traces.appendingPathComponent("uplinks.toml").path])
+        let result = try Command.run([
+            BuiltProducts.path("netpathctl"), "simulate", "--trace", file.path, "--config",
+            Self.traces.appendingPathComponent("uplinks.toml").path,
+        ])
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("\(file.path):\(line): error: "), "\(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
@@ -76,14 +93,20 @@ struct SimulateCommandTests {
 struct SimulateRunHooksTests {
     @Test("--run-hooks runs the hooks the rules name, with the event's argv and rule")
     func runsTheNamedHooks() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("np-simhooks-\(UUID().uuidString.prefix(8))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "np-simhooks-\(UUID().uuidString.prefix(8))"
+        )
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         chmod(dir.path, 0o755)
         let log = dir.appendingPathComponent("ran.log").path
         for name in ["20-modem-off", "50-vpn-restart", "60-backups-pause"] {
             let hook = dir.appendingPathComponent(name)
-            try "#!/bin/sh\necho \"\(name) $NETPATH_RULE $2 ${1:--}\" >> \(log)\n".write(to: hook, atomically: true, encoding: .utf8)
+            try "#!/bin/sh\necho \"\(name) $NETPATH_RULE $2 ${1:--}\" >> \(log)\n".write(
+                to: hook,
+                atomically: true,
+                encoding: .utf8
+            )
             chmod(hook.path, 0o755)
         }
         let result = try Command.run([
@@ -93,13 +116,18 @@ struct SimulateRunHooksTests {
         ])
         #expect(result.status == 0, "\(result.stderr)")
         // stdout is the same dispatch listing as the dry run.
-        let expected = try String(contentsOf: SimulateCommandTests.traces.appendingPathComponent("wired-unplugged.uplinks-rules.expected"), encoding: .utf8)
+        let expected = try String(
+            contentsOf: SimulateCommandTests.traces.appendingPathComponent("wired-unplugged.uplinks-rules.expected"),
+            encoding: .utf8
+        )
         #expect(result.stdout == expected)
         let ran = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(ran == [
-            "20-modem-off stop-modem-when-wired-returns up eth0",
-            "50-vpn-restart restart-vpn-on-path-change changed wlan0",
-        ])
+        #expect(
+            ran == [
+                "20-modem-off stop-modem-when-wired-returns up eth0",
+                "50-vpn-restart restart-vpn-on-path-change changed wlan0",
+            ]
+        )
         #expect(result.stderr.contains("ran 2 hooks, 0 failed or timed out"))
     }
 }

@@ -25,8 +25,12 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     /// Starts the agent in `namespace` with `config` (a `hooks_dir` line is added).
-    init(namespace: NetworkNamespace, config: String, environment: [String: String] = [:], arguments: [String] = []) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("np-agent-\(UUID().uuidString.prefix(8))")
+    init(namespace: NetworkNamespace, config: String, environment: [String: String] = [:], arguments: [String] = [])
+        async throws
+    {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "np-agent-\(UUID().uuidString.prefix(8))"
+        )
         hooks = directory.appendingPathComponent("hooks.d")
         try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
         chmod(directory.path, 0o755)
@@ -40,7 +44,10 @@ final class AgentHarness: @unchecked Sendable {
         try Self.config(config, hooks: hooks.path).write(to: configFile, atomically: true, encoding: .utf8)
         notify = try await NotifySocket()
         process = try RunningProcess(
-            ["ip", "netns", "exec", namespace.name, BuiltProducts.path("netpathd"), "--config", configFile.path, "--control-socket", socketPath] + arguments,
+            [
+                "ip", "netns", "exec", namespace.name, BuiltProducts.path("netpathd"), "--config", configFile.path,
+                "--control-socket", socketPath,
+            ] + arguments,
             environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { $1 }
         )
         await stderr.record(process.stderrLines)
@@ -69,7 +76,12 @@ final class AgentHarness: @unchecked Sendable {
 
     /// Waits until the hook log has a line satisfying `predicate`; bounded by a deadline, checked
     /// whenever the agent logs (each dispatch and each hook run logs a line).
-    func awaitHookRun(_ what: String, count: Int = 1, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (String) -> Bool) async throws {
+    func awaitHookRun(
+        _ what: String,
+        count: Int = 1,
+        timeout: Duration = .seconds(10),
+        where predicate: @escaping @Sendable (String) -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while hookRuns().filter(predicate).count < count {
             guard ContinuousClock.now < deadline else {
@@ -80,12 +92,21 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     /// Waits until `file` has `count` lines satisfying `predicate` (same wake-ups as above).
-    func awaitLines(in file: URL, _ what: String, count: Int, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (String) -> Bool) async throws -> [String] {
+    func awaitLines(
+        in file: URL,
+        _ what: String,
+        count: Int,
+        timeout: Duration = .seconds(10),
+        where predicate: @escaping @Sendable (String) -> Bool
+    ) async throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let lines = ((try? String(contentsOf: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init).filter(predicate)
+            let lines = ((try? String(contentsOf: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+                .filter(predicate)
             if lines.count >= count { return lines }
-            guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for \(what); have \(lines.count) of \(count)") }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("timed out waiting for \(what); have \(lines.count) of \(count)")
+            }
             _ = try? await stderr.next("agent log activity", timeout: .milliseconds(200))
         }
     }

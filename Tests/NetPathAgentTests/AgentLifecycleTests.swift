@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// netpathd as systemd sees it: notify messages, SIGHUP reloads, graceful stop.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -52,12 +52,18 @@ struct AgentLifecycleTests {
     func watchdogPings() async throws {
         try await NetworkNamespace.with(["dog", "peer"]) { namespaces in
             try Self.uplink(namespaces)
-            let agent = try await AgentHarness(namespace: namespaces[0], config: "", environment: ["WATCHDOG_USEC": "400000"])
+            let agent = try await AgentHarness(
+                namespace: namespaces[0],
+                config: "",
+                environment: ["WATCHDOG_USEC": "400000"]
+            )
             defer { agent.stop() }
             try await agent.awaitReady()
             var stamps: [ContinuousClock.Instant] = []
             for _ in 0..<4 {
-                let ping = try await agent.notify.arrivals.next("WATCHDOG=1", timeout: .seconds(2)) { $0.text == "WATCHDOG=1" }
+                let ping = try await agent.notify.arrivals.next("WATCHDOG=1", timeout: .seconds(2)) {
+                    $0.text == "WATCHDOG=1"
+                }
                 stamps.append(ping.time)
             }
             let gaps = zip(stamps.dropFirst(), stamps).map { $0 - $1 }
@@ -99,7 +105,9 @@ struct AgentLifecycleTests {
         try await agent.awaitHookRun("the new rule fires on up") { $0 == "on-up up up0 0" }
         // A down and another up: the second on-up proves the down went through the new rules.
         try peer.ip("link", "set", "up0p", "down")
-        _ = try await agent.stderr.next("the down event in the agent log") { $0.contains("interface down") && $0.contains("up0") }
+        _ = try await agent.stderr.next("the down event in the agent log") {
+            $0.contains("interface down") && $0.contains("up0")
+        }
         try peer.ip("link", "set", "up0p", "up")
         try await agent.awaitHookRun("the second on-up", count: 2) { $0 == "on-up up up0 0" }
         // Live downs of up0 only: the startup `down` of lo matches the rule too, rightly.

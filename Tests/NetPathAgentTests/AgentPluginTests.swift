@@ -1,7 +1,7 @@
 import Foundation
 import NetPath
-import Testing
 import TestSupport
+import Testing
 
 /// The shipped plugins inside the real netpathd, enabled by configuration.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -10,7 +10,9 @@ struct AgentPluginTests {
     func eventLogThroughTheAgent() async throws {
         try await NetworkNamespace.with(["plug", "peer"]) { namespaces in
             try AgentLifecycleTests.uplink(namespaces)
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("np-elog-\(UUID().uuidString.prefix(8))")
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "np-elog-\(UUID().uuidString.prefix(8))"
+            )
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
             let log = dir.appendingPathComponent("events.jsonl")
@@ -32,7 +34,9 @@ struct AgentPluginTests {
             #expect(info.st_mode & 0o777 == 0o640)
 
             try namespaces[1].ip("link", "set", "up0p", "down")
-            let lines = try await agent.awaitLines(in: log, "the unsatisfied event in the log", count: 1) { $0.contains(#""event":"unsatisfied""#) }
+            let lines = try await agent.awaitLines(in: log, "the unsatisfied event in the log", count: 1) {
+                $0.contains(#""event":"unsatisfied""#)
+            }
             #expect(lines.count == 1)
             let all = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
             let events = try all.map { try JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
@@ -46,7 +50,9 @@ struct AgentPluginTests {
             _ = try await agent.notify.messages.next("READY=1 after the reload") { $0 == "READY=1" }
             _ = try await agent.awaitLines(in: log, "the reopened (empty) file", count: 0) { _ in true }
             try namespaces[1].ip("link", "set", "up0p", "up")
-            _ = try await agent.awaitLines(in: log, "the satisfied event in the new file", count: 1) { $0.contains(#""event":"satisfied""#) }
+            _ = try await agent.awaitLines(in: log, "the satisfied event in the new file", count: 1) {
+                $0.contains(#""event":"satisfied""#)
+            }
             #expect(stat(log.path, &info) == 0 && info.st_mode & 0o777 == 0o640)
             #expect(try String(contentsOf: rotated, encoding: .utf8).contains("carrier-down"))
         }
@@ -54,16 +60,18 @@ struct AgentPluginTests {
 
     @Test("a rule naming an unknown plugin, or a bad plugin table, is a configuration error with its line")
     func pluginConfigurationErrors() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("np-plugins-\(UUID().uuidString.prefix(8)).toml")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "np-plugins-\(UUID().uuidString.prefix(8)).toml"
+        )
         defer { try? FileManager.default.removeItem(at: file) }
         try """
-            [plugin.event-log]
-            pth = "/tmp/x"
+        [plugin.event-log]
+        pth = "/tmp/x"
 
-            [[rule]]
-            name = "r"
-            plugins = ["event-logger"]
-            """.write(to: file, atomically: true, encoding: .utf8)
+        [[rule]]
+        name = "r"
+        plugins = ["event-logger"]
+        """.write(to: file, atomically: true, encoding: .utf8)
         let result = try Command.run([BuiltProducts.path("netpathctl"), "check-config", file.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("\(file.path):6:"), "\(result.stderr)")
@@ -71,20 +79,22 @@ struct AgentPluginTests {
 
         // With the name right, the plugin's own validation reports its table's mistake.
         try """
-            [plugin.event-log]
-            pth = "/tmp/x"
+        [plugin.event-log]
+        pth = "/tmp/x"
 
-            [[rule]]
-            name = "r"
-            plugins = ["event-log"]
-            """.write(to: file, atomically: true, encoding: .utf8)
+        [[rule]]
+        name = "r"
+        plugins = ["event-log"]
+        """.write(to: file, atomically: true, encoding: .utf8)
         let table = try Command.run([BuiltProducts.path("netpathctl"), "check-config", file.path])
         #expect(table.status == 1)
         #expect(table.stderr.contains("\(file.path):2:"), "\(table.stderr)")
         #expect(table.stderr.contains("pth"), "\(table.stderr)")
 
         // The agent refuses to start on the same file, with the same diagnostics.
-        let agent = try Command.run([BuiltProducts.path("netpathd"), "--config", file.path, "--control-socket", "/tmp/np-never.sock"])
+        let agent = try Command.run([
+            BuiltProducts.path("netpathd"), "--config", file.path, "--control-socket", "/tmp/np-never.sock",
+        ])
         #expect(agent.status == 1)
         #expect(agent.stderr.contains("\(file.path):2:") && agent.stderr.contains("pth"), "\(agent.stderr)")
     }

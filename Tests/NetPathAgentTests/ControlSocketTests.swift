@@ -1,7 +1,7 @@
 import Foundation
 import NetPath
-import Testing
 import TestSupport
+import Testing
 
 /// The control socket against a running agent: answers, monitors, permissions, bad input.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -18,7 +18,10 @@ struct ControlSocketTests {
             defer { agent.stop() }
             try await agent.awaitReady()
             let remote = try Self.netpathctl(namespaces[0], ["status", "--json", "--socket", agent.socketPath])
-            let local = try Self.netpathctl(namespaces[0], ["status", "--json", "--local", "--config", agent.configFile.path])
+            let local = try Self.netpathctl(
+                namespaces[0],
+                ["status", "--json", "--local", "--config", agent.configFile.path]
+            )
             #expect(remote.status == 0 && local.status == 0, "\(remote.stderr)\(local.stderr)")
             let decoder = JSONDecoder()
             let a = try decoder.decode(StatusReport.self, from: Data(remote.stdout.utf8))
@@ -81,7 +84,10 @@ struct ControlSocketTests {
             #expect(info.st_uid == 0)
 
             // With the default mode, another user cannot even connect.
-            let denied = try Command.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("netpathctl"), "status", "--socket", agent.socketPath])
+            let denied = try Command.run([
+                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("netpathctl"),
+                "status", "--socket", agent.socketPath,
+            ])
             #expect(denied.status != 0)
             #expect(denied.stderr.contains("Permission denied"), "\(denied.stderr)")
 
@@ -89,9 +95,15 @@ struct ControlSocketTests {
             chmod(agent.socketPath, 0o666)
             chmod(agent.directory.path, 0o755)
             chmod(agent.directory.appendingPathComponent("run").path, 0o755)
-            let status = try Command.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("netpathctl"), "status", "--socket", agent.socketPath])
+            let status = try Command.run([
+                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("netpathctl"),
+                "status", "--socket", agent.socketPath,
+            ])
             #expect(status.status == 0, "\(status.stderr)")
-            let reload = try Command.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("netpathctl"), "reload", "--socket", agent.socketPath])
+            let reload = try Command.run([
+                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("netpathctl"),
+                "reload", "--socket", agent.socketPath,
+            ])
             #expect(reload.status != 0)
             #expect(reload.stderr.contains("only root may reload"), "\(reload.stderr)")
             let rootReload = try Command.run([BuiltProducts.path("netpathctl"), "reload", "--socket", agent.socketPath])
@@ -133,7 +145,9 @@ struct RawClient {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else { throw TestFailure("connect: \(errno)") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The embedding example: a program registers its own plugin type in code and runs the agent.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -9,22 +9,27 @@ struct EmbeddedAgentTests {
     func embeddedPluginReceivesEvents() async throws {
         try await NetworkNamespace.with(["embed", "peer"]) { namespaces in
             try AgentLifecycleTests.uplink(namespaces)
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("np-embed-\(UUID().uuidString.prefix(8))")
-            try FileManager.default.createDirectory(at: dir.appendingPathComponent("hooks.d"), withIntermediateDirectories: true)
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "np-embed-\(UUID().uuidString.prefix(8))"
+            )
+            try FileManager.default.createDirectory(
+                at: dir.appendingPathComponent("hooks.d"),
+                withIntermediateDirectories: true
+            )
             defer { try? FileManager.default.removeItem(at: dir) }
             let config = dir.appendingPathComponent("netpath.toml")
             try """
-                [agent]
-                hooks_dir = "\(dir.appendingPathComponent("hooks.d").path)"
+            [agent]
+            hooks_dir = "\(dir.appendingPathComponent("hooks.d").path)"
 
-                [plugin.primary-announcer]
-                prefix = "announce:"
+            [plugin.primary-announcer]
+            prefix = "announce:"
 
-                [[rule]]
-                name = "announce"
-                on = ["satisfied", "unsatisfied", "changed"]
-                plugins = ["primary-announcer"]
-                """.write(to: config, atomically: true, encoding: .utf8)
+            [[rule]]
+            name = "announce"
+            on = ["satisfied", "unsatisfied", "changed"]
+            plugins = ["primary-announcer"]
+            """.write(to: config, atomically: true, encoding: .utf8)
             let program = try RunningProcess([
                 "ip", "netns", "exec", namespaces[0].name, BuiltProducts.path("netpath-embedded-example"),
                 "--config", config.path, "--control-socket", dir.appendingPathComponent("agent.sock").path,

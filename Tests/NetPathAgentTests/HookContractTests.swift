@@ -1,7 +1,7 @@
 import Foundation
 import NetPath
-import Testing
 import TestSupport
+import Testing
 
 /// The hook contract end to end: a kernel change in a namespace, the real agent, a real hook.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -42,7 +42,8 @@ struct HookContractTests {
             try AgentLifecycleTests.uplink(namespaces)
             let agent = try await AgentHarness(
                 namespace: namespaces[0],
-                config: "[[rule]]\nname = \"watch\"\non = [\"carrier-down\", \"down\", \"unsatisfied\"]\nrun = [\"10-record\", \"20-contract\"]\n",
+                config:
+                    "[[rule]]\nname = \"watch\"\non = [\"carrier-down\", \"down\", \"unsatisfied\"]\nrun = [\"10-record\", \"20-contract\"]\n",
                 environment: ["NETPATH_LEAK_MARKER": "must-not-reach-hooks", "HOME": "/root"]
             )
             defer { agent.stop() }

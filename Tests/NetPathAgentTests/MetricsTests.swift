@@ -1,13 +1,14 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `/metrics` as Prometheus scrapes it.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct MetricsTests {
     /// `curl`-free HTTP GET over loopback inside the namespace, through the agent's own port.
     static func scrape(_ namespace: NetworkNamespace, port: Int) throws -> String {
-        let script = "import socket,sys;s=socket.create_connection(('127.0.0.1',\(port)),5);s.sendall(b'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n');d=b''\nwhile True:\n c=s.recv(65536)\n if not c: break\n d+=c\nsys.stdout.write(d.decode())"
+        let script =
+            "import socket,sys;s=socket.create_connection(('127.0.0.1',\(port)),5);s.sendall(b'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n');d=b''\nwhile True:\n c=s.recv(65536)\n if not c: break\n d+=c\nsys.stdout.write(d.decode())"
         return try Command.check(["ip", "netns", "exec", namespace.name, "python3", "-c", script])
     }
 
@@ -26,7 +27,10 @@ struct MetricsTests {
         try await NetworkNamespace.with(["metrics", "peer"]) { namespaces in
             try AgentLifecycleTests.uplink(namespaces)
             let port = Int.random(in: 20000...60000)
-            let agent = try await AgentHarness(namespace: namespaces[0], config: "[agent]\nmetrics = \"127.0.0.1:\(port)\"\n")
+            let agent = try await AgentHarness(
+                namespace: namespaces[0],
+                config: "[agent]\nmetrics = \"127.0.0.1:\(port)\"\n"
+            )
             defer { agent.stop() }
             try await agent.awaitReady()
 
@@ -36,12 +40,21 @@ struct MetricsTests {
             let body = String(before[before.range(of: "\r\n\r\n")!.upperBound...])
             // Every non-comment line is `name{labels} value`; every family has a TYPE line.
             for line in body.split(separator: "\n") where !line.hasPrefix("#") {
-                #expect(line.range(of: #"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? -?[0-9.e+-]+$"#, options: .regularExpression) != nil, "\(line)")
+                #expect(
+                    line.range(of: #"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? -?[0-9.e+-]+$"#, options: .regularExpression)
+                        != nil,
+                    "\(line)"
+                )
             }
             #expect(body.contains("# TYPE netpath_events_total counter"))
             #expect(Self.samples(body, "netpath_path_satisfied")["netpath_path_satisfied{policy=\"default\"}"] == 1)
-            #expect(Self.samples(body, "netpath_path_primary")["netpath_path_primary{policy=\"default\",interface=\"up0\"}"] == 1)
-            let downsBefore = Self.samples(body, "netpath_events_total")["netpath_events_total{event=\"down\",scope=\"interface\"}"] ?? 0
+            #expect(
+                Self.samples(body, "netpath_path_primary")["netpath_path_primary{policy=\"default\",interface=\"up0\"}"]
+                    == 1
+            )
+            let downsBefore =
+                Self.samples(body, "netpath_events_total")["netpath_events_total{event=\"down\",scope=\"interface\"}"]
+                ?? 0
 
             try namespaces[1].ip("link", "set", "up0p", "down")
             try await agent.awaitHookRun("the down hook") { $0 == "- down up0 0" }

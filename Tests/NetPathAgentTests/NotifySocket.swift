@@ -16,14 +16,19 @@ final class NotifySocket: @unchecked Sendable {
     }
 
     init() async throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("np-notify-\(UUID().uuidString.prefix(8)).sock").path
+        path =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "np-notify-\(UUID().uuidString.prefix(8)).sock"
+            ).path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else { throw TestFailure("bind \(path): \(errno)") }
         let reader = fd

@@ -169,7 +169,10 @@ import Testing
         let interfaceChange = Self.interfaceEvent(.changed, StateFixtures.wired())
         #expect(matcher.targets(for: interfaceChange).isEmpty)
         #expect(matcher.explain(interfaceChange)[0].failed == .policy)
-        #expect(matcher.targets(for: Event(time: StateFixtures.time, name: .changed, scope: .path, policy: "default")).count == 1)
+        #expect(
+            matcher.targets(for: Event(time: StateFixtures.time, name: .changed, scope: .path, policy: "default")).count
+                == 1
+        )
         let other = Event(time: StateFixtures.time, name: .changed, scope: .path, policy: "other")
         #expect(matcher.targets(for: other).isEmpty)
     }

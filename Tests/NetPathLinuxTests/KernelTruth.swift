@@ -34,7 +34,14 @@ struct KernelTruth: Equatable, CustomStringConvertible {
             indexByName[name] = index
             let flags = link["flags"] as? [String] ?? []
             links.insert(
-                linkLine(index, name, up: flags.contains("UP"), carrier: flags.contains("LOWER_UP"), mtu: link["mtu"] as? Int ?? 0, mac: link["address"] as? String ?? "")
+                linkLine(
+                    index,
+                    name,
+                    up: flags.contains("UP"),
+                    carrier: flags.contains("LOWER_UP"),
+                    mtu: link["mtu"] as? Int ?? 0,
+                    mac: link["address"] as? String ?? ""
+                )
             )
         }
         var addresses = Set<String>()
@@ -67,7 +74,8 @@ struct KernelTruth: Equatable, CustomStringConvertible {
                 } else if let dev = route["dev"] as? String {
                     hops.append(hopLine(indexByName[dev] ?? 0, route["gateway"] as? String))
                 }
-                let tos = UInt8(route["tos"] as? String ?? "0", radix: 16) ?? (route["tos"] as? Int).map(UInt8.init) ?? 0
+                let tos =
+                    UInt8(route["tos"] as? String ?? "0", radix: 16) ?? (route["tos"] as? Int).map(UInt8.init) ?? 0
                 routes.insert(routeLine(family, table, type, destination, route["metric"] as? Int ?? 0, tos, hops))
             }
         }
@@ -76,12 +84,19 @@ struct KernelTruth: Equatable, CustomStringConvertible {
 
     /// What the engine's table holds.
     static func fromEngine(_ table: KernelTable) -> KernelTruth {
-        let links = Set(table.links.values.map { linkLine($0.index, $0.name, up: $0.adminUp, carrier: $0.carrier, mtu: Int($0.mtu), mac: $0.mac) })
-        let addresses = Set(table.addresses.values.map { "\($0.index) \($0.address.address)/\($0.address.prefixLength)" })
+        let links = Set(
+            table.links.values.map {
+                linkLine($0.index, $0.name, up: $0.adminUp, carrier: $0.carrier, mtu: Int($0.mtu), mac: $0.mac)
+            }
+        )
+        let addresses = Set(
+            table.addresses.values.map { "\($0.index) \($0.address.address)/\($0.address.prefixLength)" }
+        )
         let routes = Set(
             table.routes.values.map { route in
                 let destination =
-                    route.destination.map { "\($0)/\(route.destinationLength)" } ?? (route.family == .ipv4 ? "0.0.0.0/0" : "::/0")
+                    route.destination.map { "\($0)/\(route.destinationLength)" }
+                    ?? (route.family == .ipv4 ? "0.0.0.0/0" : "::/0")
                 return routeLine(
                     route.family,
                     route.table,
@@ -119,7 +134,9 @@ struct KernelTruth: Equatable, CustomStringConvertible {
     /// Lines only in `self` (−) or only in `other` (+), for failure messages.
     func difference(from other: KernelTruth) -> String {
         var out: [String] = []
-        for (name, mine, theirs) in [("link", links, other.links), ("addr", addresses, other.addresses), ("route", routes, other.routes)] {
+        for (name, mine, theirs) in [
+            ("link", links, other.links), ("addr", addresses, other.addresses), ("route", routes, other.routes),
+        ] {
             for line in mine.subtracting(theirs).sorted().prefix(20) { out.append("  - \(name) \(line)") }
             for line in theirs.subtracting(mine).sorted().prefix(20) { out.append("  + \(name) \(line)") }
         }
@@ -132,14 +149,21 @@ struct KernelTruth: Equatable, CustomStringConvertible {
 extension Recorder where Element == KernelSnapshot {
     /// Waits until the engine's table equals what `ip -j` reports, re-checking after every
     /// snapshot; fails with the difference (− kernel only, + engine only) at the deadline.
-    func awaitMirror(of namespace: NetworkNamespace, engine: NetlinkEngine, _ step: String, timeout: Duration = .seconds(10)) async throws {
+    func awaitMirror(
+        of namespace: NetworkNamespace,
+        engine: NetlinkEngine,
+        _ step: String,
+        timeout: Duration = .seconds(10)
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         var truth = try KernelTruth.fromIP(namespace)
         var mine = KernelTruth.fromEngine(engine.table())
         while truth != mine {
             let left = deadline - ContinuousClock.now
             if left <= .zero {
-                throw TestFailure("after \(step): engine state differs from `ip -j` (− kernel only, + engine only):\n\(truth.difference(from: mine))")
+                throw TestFailure(
+                    "after \(step): engine state differs from `ip -j` (− kernel only, + engine only):\n\(truth.difference(from: mine))"
+                )
             }
             // A new snapshot means the engine applied something; the kernel may also still be
             // settling (DAD, route re-adds), so both sides are read again after each one.

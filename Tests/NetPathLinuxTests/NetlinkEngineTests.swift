@@ -1,14 +1,16 @@
 import Foundation
 import NetPathCore
 import NetPathLinux
-import Testing
 import TestSupport
+import Testing
 
 /// The engine against the real kernel, in namespaces the tests create and delete.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct NetlinkEngineTests {
     /// Starts an engine in `namespace` and records its snapshots.
-    static func startEngine(in namespace: NetworkNamespace, receiveBuffer: Int? = nil) async throws -> (NetlinkEngine, Recorder<KernelSnapshot>) {
+    static func startEngine(in namespace: NetworkNamespace, receiveBuffer: Int? = nil) async throws -> (
+        NetlinkEngine, Recorder<KernelSnapshot>
+    ) {
         var options = NetlinkEngine.Options(namespace: namespace.name)
         if let receiveBuffer { options.receiveBufferSize = receiveBuffer }
         let engine = NetlinkEngine(options: options)
@@ -28,29 +30,160 @@ struct NetlinkEngineTests {
             try await recorder.awaitMirror(of: ns, engine: engine, "the initial dump")
 
             let steps: [(String, () throws -> Void)] = [
-                ("admin up", { try ns.ip("link", "set", "wan0", "up"); try ns.ip("link", "set", "wan1", "up") }),
-                ("carrier up", { try peer.ip("link", "set", "wan0p", "up"); try peer.ip("link", "set", "wan1p", "up") }),
-                ("IPv4 address add", { try ns.ip("addr", "add", "192.0.2.10/24", "dev", "wan0"); try ns.ip("addr", "add", "198.51.100.10/24", "dev", "wan1") }),
-                ("IPv6 address add", { try ns.ip("addr", "add", "2001:db8:1::10/64", "dev", "wan0", "nodad"); try ns.ip("addr", "add", "2001:db8:2::10/64", "dev", "wan1", "nodad") }),
-                ("IPv4 default route add with metrics", { try ns.ip("route", "add", "default", "via", "192.0.2.1", "dev", "wan0", "metric", "100"); try ns.ip("route", "add", "default", "via", "198.51.100.1", "dev", "wan1", "metric", "200") }),
-                ("IPv4 default route replace", { try ns.ip("route", "replace", "default", "via", "192.0.2.254", "dev", "wan0", "metric", "100") }),
-                ("same-metric IPv4 defaults on two links", { try ns.ip("route", "append", "default", "via", "198.51.100.1", "dev", "wan1", "metric", "100") }),
-                ("IPv6 default routes", { try ns.ip("-6", "route", "add", "default", "via", "2001:db8:1::1", "dev", "wan0", "metric", "100"); try ns.ip("-6", "route", "add", "default", "via", "2001:db8:2::1", "dev", "wan1", "metric", "200") }),
-                ("IPv6 default route replace", { try ns.ip("-6", "route", "replace", "default", "via", "2001:db8:1::fe", "dev", "wan0", "metric", "100") }),
-                ("IPv6 same-metric defaults merge into multipath", { try ns.ip("-6", "route", "append", "default", "via", "2001:db8:2::1", "dev", "wan1", "metric", "100") }),
-                ("IPv4 default route delete", { try ns.ip("route", "del", "default", "via", "198.51.100.1", "dev", "wan1", "metric", "200") }),
-                ("IPv6 default route delete", { try ns.ip("-6", "route", "del", "default", "via", "2001:db8:2::1", "dev", "wan1", "metric", "200") }),
+                (
+                    "admin up",
+                    {
+                        try ns.ip("link", "set", "wan0", "up"); try ns.ip("link", "set", "wan1", "up")
+                    }
+                ),
+                (
+                    "carrier up",
+                    {
+                        try peer.ip("link", "set", "wan0p", "up"); try peer.ip("link", "set", "wan1p", "up")
+                    }
+                ),
+                (
+                    "IPv4 address add",
+                    {
+                        try ns.ip("addr", "add", "192.0.2.10/24", "dev", "wan0");
+                        try ns.ip("addr", "add", "198.51.100.10/24", "dev", "wan1")
+                    }
+                ),
+                (
+                    "IPv6 address add",
+                    {
+                        try ns.ip("addr", "add", "2001:db8:1::10/64", "dev", "wan0", "nodad");
+                        try ns.ip("addr", "add", "2001:db8:2::10/64", "dev", "wan1", "nodad")
+                    }
+                ),
+                (
+                    "IPv4 default route add with metrics",
+                    {
+                        try ns.ip("route", "add", "default", "via", "192.0.2.1", "dev", "wan0", "metric", "100");
+                        try ns.ip("route", "add", "default", "via", "198.51.100.1", "dev", "wan1", "metric", "200")
+                    }
+                ),
+                (
+                    "IPv4 default route replace",
+                    { try ns.ip("route", "replace", "default", "via", "192.0.2.254", "dev", "wan0", "metric", "100") }
+                ),
+                (
+                    "same-metric IPv4 defaults on two links",
+                    { try ns.ip("route", "append", "default", "via", "198.51.100.1", "dev", "wan1", "metric", "100") }
+                ),
+                (
+                    "IPv6 default routes",
+                    {
+                        try ns.ip(
+                            "-6",
+                            "route",
+                            "add",
+                            "default",
+                            "via",
+                            "2001:db8:1::1",
+                            "dev",
+                            "wan0",
+                            "metric",
+                            "100"
+                        );
+                        try ns.ip(
+                            "-6",
+                            "route",
+                            "add",
+                            "default",
+                            "via",
+                            "2001:db8:2::1",
+                            "dev",
+                            "wan1",
+                            "metric",
+                            "200"
+                        )
+                    }
+                ),
+                (
+                    "IPv6 default route replace",
+                    {
+                        try ns.ip(
+                            "-6",
+                            "route",
+                            "replace",
+                            "default",
+                            "via",
+                            "2001:db8:1::fe",
+                            "dev",
+                            "wan0",
+                            "metric",
+                            "100"
+                        )
+                    }
+                ),
+                (
+                    "IPv6 same-metric defaults merge into multipath",
+                    {
+                        try ns.ip(
+                            "-6",
+                            "route",
+                            "append",
+                            "default",
+                            "via",
+                            "2001:db8:2::1",
+                            "dev",
+                            "wan1",
+                            "metric",
+                            "100"
+                        )
+                    }
+                ),
+                (
+                    "IPv4 default route delete",
+                    { try ns.ip("route", "del", "default", "via", "198.51.100.1", "dev", "wan1", "metric", "200") }
+                ),
+                (
+                    "IPv6 default route delete",
+                    {
+                        try ns.ip(
+                            "-6",
+                            "route",
+                            "del",
+                            "default",
+                            "via",
+                            "2001:db8:2::1",
+                            "dev",
+                            "wan1",
+                            "metric",
+                            "200"
+                        )
+                    }
+                ),
                 ("carrier down (routes stay)", { try peer.ip("link", "set", "wan0p", "down") }),
                 ("carrier up again", { try peer.ip("link", "set", "wan0p", "up") }),
                 ("admin down (IPv4 routes flushed silently)", { try ns.ip("link", "set", "wan0", "down") }),
                 ("admin up again", { try ns.ip("link", "set", "wan0", "up") }),
-                ("IPv4 address remove (last one flushes routes)", { try ns.ip("addr", "del", "198.51.100.10/24", "dev", "wan1") }),
+                (
+                    "IPv4 address remove (last one flushes routes)",
+                    { try ns.ip("addr", "del", "198.51.100.10/24", "dev", "wan1") }
+                ),
                 ("IPv6 address remove", { try ns.ip("addr", "del", "2001:db8:2::10/64", "dev", "wan1") }),
-                ("bridge add", { try ns.ip("link", "add", "br0", "type", "bridge"); try ns.ip("link", "set", "br0", "up") }),
+                (
+                    "bridge add",
+                    {
+                        try ns.ip("link", "add", "br0", "type", "bridge"); try ns.ip("link", "set", "br0", "up")
+                    }
+                ),
                 ("enslave to bridge", { try ns.ip("link", "set", "wan1", "master", "br0") }),
                 ("release from bridge", { try ns.ip("link", "set", "wan1", "nomaster") }),
-                ("link delete", { try ns.ip("link", "del", "wan1"); try ns.ip("link", "del", "br0") }),
-                ("tun add and delete", { try ns.ip("tuntap", "add", "dev", "tun0", "mode", "tun"); try ns.ip("link", "set", "tun0", "up") }),
+                (
+                    "link delete",
+                    {
+                        try ns.ip("link", "del", "wan1"); try ns.ip("link", "del", "br0")
+                    }
+                ),
+                (
+                    "tun add and delete",
+                    {
+                        try ns.ip("tuntap", "add", "dev", "tun0", "mode", "tun"); try ns.ip("link", "set", "tun0", "up")
+                    }
+                ),
             ]
             for (name, change) in steps {
                 try change()

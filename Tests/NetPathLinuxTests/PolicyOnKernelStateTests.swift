@@ -1,7 +1,7 @@
 import NetPathCore
 import NetPathLinux
-import Testing
 import TestSupport
+import Testing
 
 /// Policies evaluated on states observed from a real kernel: two uplinks, a wired one and a
 /// metered cellular one (typed by overrides, as veth links are `other` by themselves).
@@ -31,7 +31,10 @@ struct PolicyOnKernelStateTests {
 
             let observer = SystemObserver(
                 engine: NetlinkEngine(options: .init(namespace: ns.name)),
-                builder: SystemStateBuilder(classifier: InterfaceClassifier(overrides: Self.overrides), sysfs: SysfsReader(root: "/nonexistent"))
+                builder: SystemStateBuilder(
+                    classifier: InterfaceClassifier(overrides: Self.overrides),
+                    sysfs: SysfsReader(root: "/nonexistent")
+                )
             )
             defer { observer.stop() }
             let updates = Recorder<SystemUpdate>()
@@ -57,7 +60,9 @@ struct PolicyOnKernelStateTests {
 
             // The kernel changes its mind: wan0 at a lower metric now.
             try ns.ip("route", "replace", "default", "via", "10.1.0.1", "dev", "wan0", "metric", "50")
-            state = try await updates.next("wan0's new metric") { $0.state["wan0"]?.bestDefaultRoute(.ipv4)?.metric == 50 }.state
+            state = try await updates.next("wan0's new metric") {
+                $0.state["wan0"]?.bestDefaultRoute(.ipv4)?.metric == 50
+            }.state
             #expect(path(PathPolicy(), state).primary?.name == "wan0")
 
             // Wired loses carrier: only the metered modem is left.

@@ -1,7 +1,7 @@
 import NetPathCore
 import NetPathLinux
-import Testing
 import TestSupport
+import Testing
 
 /// 100,000 routes added in one `ip -batch`: the engine must end equal to the kernel, recovering
 /// from receive-buffer overruns by re-dumping when its buffer is too small.
