@@ -1,21 +1,20 @@
 import Foundation
-import TestSupport
 
 /// A fake systemd: a Unix datagram socket whose messages (`READY=1`, …) a test awaits.
-final class NotifySocket: @unchecked Sendable {
+public final class NotifySocket: @unchecked Sendable {
     // @unchecked: `fd` is written once in init; the reader thread only reads it.
-    let path: String
+    public let path: String
     private let fd: Int32
-    let messages = Recorder<String>()
+    public let messages = Recorder<String>()
     /// The same messages with their arrival time, for timing (the watchdog interval).
-    let arrivals = Recorder<Arrival>()
+    public let arrivals = Recorder<Arrival>()
 
-    struct Arrival: Sendable {
-        var text: String
-        var time: ContinuousClock.Instant
+    public struct Arrival: Sendable {
+        public var text: String
+        public var time: ContinuousClock.Instant
     }
 
-    init() async throws {
+    public init() async throws {
         path =
             FileManager.default.temporaryDirectory.appendingPathComponent(
                 "np-notify-\(UUID().uuidString.prefix(8)).sock"
@@ -54,7 +53,16 @@ final class NotifySocket: @unchecked Sendable {
         await arrivals.record(timed)
     }
 
-    func close() {
+    private let closed = NSLock()
+    private var isClosed = false
+
+    /// Closes the socket and removes its file; safe to call more than once.
+    public func close() {
+        let first = closed.withLock {
+            defer { isClosed = true }
+            return !isClosed
+        }
+        guard first else { return }
         shutdown(fd, Int32(SHUT_RDWR))
         Glibc.close(fd)
         unlink(path)
