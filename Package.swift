@@ -92,7 +92,10 @@ let package = Package(
         ),
         .target(
             name: "NetPath",
-            dependencies: ["NetPathCore", "NetPathConfig", "NetPathLinux", "NetPathPlugin"]
+            dependencies: [
+                "NetPathCore", "NetPathConfig", "NetPathLinux", "NetPathPlugin",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "NetPathAgent",
