@@ -62,6 +62,10 @@ run: build
 # Builds everything and runs every test. Namespace tests need root; under CI=true they fail
 # rather than skip when root is missing.
 test: test-deps
+	@# A test that crashed in an earlier run skipped its cleanup: remove what it left.
+	@for ns in $$(ip netns list 2>/dev/null | awk '/^nptest-/ {print $$1}'); do \
+		echo "removing stale test namespace $$ns"; ip netns del "$$ns"; \
+	done
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
 	@# These suites measure time (hook timeouts, "no overrun with the default buffer" in a

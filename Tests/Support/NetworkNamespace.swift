@@ -5,10 +5,14 @@ import Foundation
 /// Use ``with(_:_:)``: the namespace is deleted when the body returns or throws. Deleting a
 /// namespace destroys its veth ends, which also removes their peers in other namespaces.
 public final class NetworkNamespace: Sendable {
+    /// Every test namespace's name starts with this, so `make test` can remove the ones a
+    /// crashed run left behind (a crash skips every `defer`) without touching anyone else's.
+    public static let namePrefix = "nptest-"
+
     public let name: String
 
     private init(prefix: String) throws {
-        name = "np-\(prefix)-\(UInt32.random(in: 0...UInt32.max))"
+        name = "\(Self.namePrefix)\(prefix)-\(UInt32.random(in: 0...UInt32.max))"
         try Command.check(["ip", "netns", "add", name])
         do {
             try Command.check(["ip", "-n", name, "link", "set", "lo", "up"])
