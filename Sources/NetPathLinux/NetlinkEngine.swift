@@ -186,29 +186,37 @@ public final class NetlinkEngine: Sendable {
             pollfd(fd: events.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: context.wakeFD, events: Int16(POLLIN), revents: 0),
         ]
+        // Set when a resync could not finish: retried every second until it does, since the
+        // kernel will not report the lost messages again.
+        var resyncPending = false
         while true {
             fds[0].revents = 0
             fds[1].revents = 0
-            let ready = poll(&fds, 2, -1)
+            let ready = poll(&fds, 2, resyncPending ? 1000 : -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 logger.error("netlink poll failed", metadata: ["errno": "\(errno)"])
                 return
             }
             if fds[1].revents != 0 { return }
-            guard fds[0].revents != 0 else { continue }
-            let now = Date()
-            let outcome = drain(events, eventCollector, logger: logger)
-            if outcome.overrun {
-                resync(
-                    context,
-                    events: events,
-                    eventCollector: eventCollector,
-                    dumper: dumper,
-                    dumpCollector: dumpCollector
-                )
-            } else if outcome.changed {
-                publish(context, cause: .update, at: now)
+            var overrun = resyncPending
+            if fds[0].revents != 0 {
+                let now = Date()
+                let outcome = drain(events, eventCollector, logger: logger)
+                overrun = overrun || outcome.overrun
+                if !overrun && outcome.changed { publish(context, cause: .update, at: now) }
+            }
+            guard overrun else { continue }
+            switch resync(
+                context,
+                events: events,
+                eventCollector: eventCollector,
+                dumper: dumper,
+                dumpCollector: dumpCollector
+            ) {
+            case .converged: resyncPending = false
+            case .failed: resyncPending = true
+            case .stopping: return
             }
         }
     }
@@ -258,16 +266,34 @@ public final class NetlinkEngine: Sendable {
         }
     }
 
+    /// How a resync ended.
+    private enum ResyncOutcome {
+        /// The table equals a dump with every later notification applied.
+        case converged
+        /// Dumps kept failing: the table may be stale; try again later.
+        case failed
+        /// A stop was requested meanwhile.
+        case stopping
+    }
+
+    /// Re-dumps until a dump and the notifications that followed it are applied with no overrun
+    /// in between. An overrun during the dump makes the fresh table stale again, and the kernel
+    /// reports a congestion only once, so there is no second chance to notice it: dump again, as
+    /// often as it takes (a storm ends). Only failing dumps are bounded.
     private func resync(
         _ context: ThreadContext,
         events: NetlinkSocket,
         eventCollector: MessageCollector,
         dumper: NetlinkSocket,
         dumpCollector: MessageCollector
-    ) {
+    ) -> ResyncOutcome {
         let logger = options.logger
         shared.withLock { $0.statistics.overruns += 1 }
-        for attempt in 1...5 {
+        var failures = 0
+        var attempts = 0
+        while true {
+            if Self.stopRequested(context.wakeFD) { return .stopping }
+            attempts += 1
             do {
                 let table = try Self.dumpAll(dumper, into: dumpCollector)
                 // Notifications that arrived during the dump are newer than or equal to it:
@@ -280,14 +306,24 @@ public final class NetlinkEngine: Sendable {
                     shared.withLock { $0.statistics.overruns += 1 }
                     continue
                 }
-                logger.notice("netlink overrun: state re-dumped", metadata: ["attempt": "\(attempt)"])
+                logger.notice("netlink overrun: state re-dumped", metadata: ["attempts": "\(attempts)"])
                 publish(context, cause: .resync, at: Date())
-                return
+                return .converged
             } catch {
+                failures += 1
                 logger.warning("re-dump after overrun failed", metadata: ["error": "\(error)"])
+                if failures >= 5 {
+                    publish(context, cause: .resync, at: Date())
+                    return .failed
+                }
             }
         }
-        publish(context, cause: .resync, at: Date())
+    }
+
+    /// Whether `stop()` has signalled, without consuming the signal.
+    private static func stopRequested(_ wakeFD: Int32) -> Bool {
+        var fd = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+        return poll(&fd, 1, 0) > 0
     }
 
     private func publish(_ context: ThreadContext, cause: KernelSnapshot.Cause, at time: Date) {
