@@ -90,17 +90,28 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
+        // Configuration files, the control-socket protocol and client, explain and traces: what the
+        // agent and netpathctl share. Foundation-free on purpose (FoundationEssentials only), so
+        // the executables do not load full Foundation; NetPath re-exports it.
+        .target(
+            name: "NetPathControl",
+            dependencies: ["NetPathCore", "NetPathConfig"]
+        ),
         .target(
             name: "NetPath",
             dependencies: [
-                "NetPathCore", "NetPathConfig", "NetPathLinux", "NetPathPlugin",
+                "NetPathCore", "NetPathConfig", "NetPathControl", "NetPathLinux", "NetPathPlugin",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "NetPathAgent",
             dependencies: [
-                "NetPath",
+                "NetPathCore",
+                "NetPathConfig",
+                "NetPathControl",
+                "NetPathLinux",
+                "NetPathPlugin",
                 "NetPathDispatch",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -115,7 +126,11 @@ let package = Package(
         .executableTarget(
             name: "netpathctl",
             dependencies: [
-                "NetPath",
+                "NetPathCore",
+                "NetPathConfig",
+                "NetPathControl",
+                "NetPathLinux",
+                "NetPathPlugin",
                 "NetPathAgent",
                 "RouteMetricsPlugin",
                 "EventLogPlugin",
@@ -127,7 +142,11 @@ let package = Package(
         .executableTarget(
             name: "netpathd",
             dependencies: [
-                "NetPath",
+                "NetPathCore",
+                "NetPathConfig",
+                "NetPathControl",
+                "NetPathLinux",
+                "NetPathPlugin",
                 "NetPathAgent",
                 "RouteMetricsPlugin",
                 "EventLogPlugin",
@@ -168,7 +187,7 @@ let package = Package(
             dependencies: ["NetPathPlugin", "NetPathLinux", "RouteMetricsPlugin", "EventLogPlugin", "TestSupport"]
         ),
         .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTesting", "TestSupport"]),
-        .testTarget(name: "NetPathAgentTests", dependencies: ["NetPathAgent", "TestSupport"]),
+        .testTarget(name: "NetPathAgentTests", dependencies: ["NetPathAgent", "NetPath", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

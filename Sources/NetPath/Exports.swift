@@ -1,2 +1,4 @@
+@_exported import NetPathConfig
+@_exported import NetPathControl
 @_exported import NetPathCore
 @_exported import NetPathPlugin

@@ -1,6 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 import NetPathDispatch
 import NetPathLinux
 import NetPathPlugin

@@ -1,4 +1,6 @@
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 import NetPathDispatch
 import NetPathLinux
 import Prometheus

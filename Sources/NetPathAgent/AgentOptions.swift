@@ -1,5 +1,7 @@
 import Logging
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 
 /// How to run the agent: where its configuration and inputs come from.
 public struct AgentOptions: Sendable {

@@ -1,5 +1,7 @@
 import FoundationEssentials
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 
 /// What the control socket answers from: the agent's latest state, paths and configuration,
 /// published by the main loop after every change so that answering never waits on it.

@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 import Synchronization
 
 /// Serves the control socket: JSON-line requests from `netpathctl` and `PathMonitor`.
@@ -34,7 +36,7 @@ final class ControlServer: @unchecked Sendable {
     private let reload: Reload
     private var listener: Int32 = -1
     private let waker = WakePipe()
-    private var thread: Thread?
+    private var started = false
     private let finished = Mutex(false)
 
     private struct Outbox {
@@ -77,7 +79,7 @@ final class ControlServer: @unchecked Sendable {
     /// Creates the socket and starts serving.
     func start() throws(StartError) {
         try prepareDirectory()
-        if FileManager.default.fileExists(atPath: path) {
+        if access(path, F_OK) == 0 {
             // A live agent answers on it; a stale file from a crash does not and is replaced.
             if (try? ControlClient(path: path)) != nil {
                 throw StartError(description: "another netpathd is already listening on \(path)")
@@ -118,10 +120,12 @@ final class ControlServer: @unchecked Sendable {
             throw StartError(description: "listen \(path): \(String(cString: strerror(errno)))")
         }
         listener = fd
-        let thread = Thread { [self] in serve() }
-        thread.name = "netpath-control"
-        self.thread = thread
-        thread.start()
+        guard OSThread.detach({ [self] in serve() }) else {
+            close(fd)
+            listener = -1
+            throw StartError(description: "cannot start the control socket thread")
+        }
+        started = true
     }
 
     /// Stops serving, closes every client and removes the socket file.
@@ -130,7 +134,7 @@ final class ControlServer: @unchecked Sendable {
             defer { outbox.stopping = true }
             return outbox.stopping
         }
-        guard !alreadyStopping, thread != nil else { return }
+        guard !alreadyStopping, started else { return }
         wake()
         while !finished.withLock({ $0 }) { usleep(1000) }
         unlink(path)
@@ -158,7 +162,7 @@ final class ControlServer: @unchecked Sendable {
     private func wake() { waker.wake() }
 
     private func prepareDirectory() throws(StartError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         var info = stat()
         if stat(directory, &info) != 0 {
             guard mkdir(directory, 0o750) == 0 || errno == EEXIST else {

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Glibc
 import Logging
 
@@ -15,7 +15,7 @@ final class MetricsServer: @unchecked Sendable {
     private let text: @Sendable () -> String
     private let logger: Logger
     private var listener: Int32 = -1
-    private var thread: Thread?
+    private var started = false
     private let waker = WakePipe()
     private let done = DispatchSemaphore(value: 0)
 
@@ -54,21 +54,24 @@ final class MetricsServer: @unchecked Sendable {
             throw StartError(description: "cannot listen on \(address): \(reason)")
         }
         listener = fd
-        let thread = Thread { [self] in
-            serve()
-            done.signal()
+        guard
+            OSThread.detach({ [self] in
+                serve()
+                done.signal()
+            })
+        else {
+            close(fd)
+            throw StartError(description: "cannot start the metrics thread")
         }
-        thread.name = "netpath-metrics"
-        self.thread = thread
-        thread.start()
+        started = true
     }
 
     func stop() {
-        guard thread != nil else { return }
+        guard started else { return }
         waker.wake()
         done.wait()
         close(listener)
-        thread = nil
+        started = false
     }
 
     private func serve() {

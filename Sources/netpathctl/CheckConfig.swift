@@ -1,5 +1,7 @@
 import ArgumentParser
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 
 extension Netpathctl {
     struct CheckConfig: ParsableCommand {

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Logging
-import NetPath
 import NetPathAgent
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 import NetPathDispatch
 
 extension Netpathctl {

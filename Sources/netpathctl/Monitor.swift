@@ -1,7 +1,9 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 import NetPathLinux
 
 extension Netpathctl {

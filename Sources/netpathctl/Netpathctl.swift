@@ -1,6 +1,9 @@
 import ArgumentParser
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 import NetPathLinux
+import NetPathPlugin
 
 /// `netpathctl`: inspect and control netpath.
 @main

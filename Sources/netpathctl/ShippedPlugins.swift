@@ -1,5 +1,8 @@
 import EventLogPlugin
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
+import NetPathPlugin
 import RouteMetricsPlugin
 
 extension PluginRegistry {

@@ -1,7 +1,9 @@
 import ArgumentParser
 import FoundationEssentials
 import Logging
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 import NetPathDispatch
 
 extension Netpathctl {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import FoundationEssentials
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 import NetPathLinux
 
 extension Netpathctl {

@@ -1,4 +1,6 @@
-import NetPath
+import NetPathConfig
+import NetPathControl
+import NetPathCore
 
 /// The human form of `status`: one line per interface like `ip -br`, then one block per path.
 enum StatusRenderer {

@@ -1,9 +1,13 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import Metrics
-import NetPath
 import NetPathAgent
+import NetPathConfig
+import NetPathControl
+import NetPathCore
+import NetPathPlugin
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -80,7 +84,8 @@ struct Netpathd: AsyncParsableCommand {
                 plugins: .shipped
             )
         } catch {
-            FileHandle.standardError.write(Data("\(error)\nnetpathd: not started: the configuration has errors\n".utf8))
+            let message = "\(error)\nnetpathd: not started: the configuration has errors\n"
+            _ = message.withCString { write(2, $0, strlen($0)) }
             throw ExitCode(1)
         }
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: agent.metricsRegistry))

@@ -1,5 +1,5 @@
 import Glibc
-@_exported import NetPathConfig
+import NetPathConfig
 
 /// Reads the configuration file from disk: the one place that turns a path into a validated
 /// ``Configuration`` for the agent and the command-line tool.
