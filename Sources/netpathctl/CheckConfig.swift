@@ -9,8 +9,8 @@ extension Netpathctl {
             commandName: "check-config",
             abstract: "Validate a configuration file without applying it.",
             discussion: """
-                Exit status 0 and a one-line summary when the file is valid; 1 and one
-                FILE:LINE:COL: error: … line per problem (all of them, not just the first) when not.
+                Exit status 0 and a one-line summary when the file is valid; 1 and one \
+                FILE:LINE:COL: error: … line per problem (all of them, not just the first) when not. \
                 Without FILE, checks \(ConfigurationFile.defaultPath) if it exists, else the embedded default.
                 """
         )

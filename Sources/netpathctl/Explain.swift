@@ -9,9 +9,9 @@ extension Netpathctl {
         static let configuration = CommandConfiguration(
             abstract: "Explain each policy's choice and each rule's verdict for the current state.",
             discussion: """
-                For every policy: the primary interface, then every other interface and why it lost
-                (wrong type, prohibited, metered, no carrier, no address, no default route, no route
-                to the target, lower preference, higher metric). For every rule: which of the current
+                For every policy: the primary interface, then every other interface and why it lost \
+                (wrong type, prohibited, metered, no carrier, no address, no default route, no route \
+                to the target, lower preference, higher metric). For every rule: which of the current \
                 state's events (those dispatched at startup) it would match, and why not the others.
                 """
         )

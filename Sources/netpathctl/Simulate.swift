@@ -11,13 +11,13 @@ extension Netpathctl {
         static let configuration = CommandConfiguration(
             abstract: "Replay a recorded trace through policies, settle and rules; print what would be dispatched.",
             discussion: """
-                A trace is what `netpathd --record FILE` or `netpathctl monitor --local --record FILE`
-                writes: a header line, then one JSON state per line. Each resulting event is printed
-                with the rule targets it would be dispatched to; nothing is run (a dry run).
-                The configuration's [[interface]] overrides are applied to the recorded interfaces,
-                and settle uses the trace's own timestamps, so a replay is deterministic.
-                With --run-hooks, the matching hooks really run (trust checks, environment, stdin
-                JSON, timeouts: exactly as netpathd runs them), one event after another as fast as
+                A trace is what `netpathd --record FILE` or `netpathctl monitor --local --record FILE` \
+                writes: a header line, then one JSON state per line. Each resulting event is printed \
+                with the rule targets it would be dispatched to; nothing is run (a dry run). \
+                The configuration's [[interface]] overrides are applied to the recorded interfaces, \
+                and settle uses the trace's own timestamps, so a replay is deterministic. \
+                With --run-hooks, the matching hooks really run (trust checks, environment, stdin \
+                JSON, timeouts: exactly as netpathd runs them), one event after another as fast as \
                 they complete rather than at the trace's pace; their output goes to stderr.
                 """
         )

@@ -20,9 +20,9 @@ struct Netpathd: AsyncParsableCommand {
         abstract:
             "The netpath agent: follows links, addresses and routes, evaluates policies and rules, and runs hooks and plugins on every transition.",
         discussion: """
-            Runs in the foreground (systemd Type=notify). SIGHUP reloads the configuration (an invalid
-            one is rejected and the old one stays); SIGTERM and SIGINT stop after running hooks finish
-            or time out. Without --config, reads \(ConfigurationFile.defaultPath) if it exists, else the
+            Runs in the foreground (systemd Type=notify). SIGHUP reloads the configuration (an invalid \
+            one is rejected and the old one stays); SIGTERM and SIGINT stop after running hooks finish \
+            or time out. Without --config, reads \(ConfigurationFile.defaultPath) if it exists, else the \
             embedded default (see `netpathctl check-config`).
             """,
         version: "0.1.0"
