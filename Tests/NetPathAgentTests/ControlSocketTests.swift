@@ -61,13 +61,39 @@ struct ControlSocketTests {
             #expect(a == ["carrier-down up0", "down up0", "unsatisfied -"])
             #expect(a == b)
 
-            // Flood the stalled monitor past its backlog limit with many flaps; hooks keep running.
-            for _ in 0..<40 {
-                try namespaces[1].ip("link", "set", "up0p", "up")
-                try namespaces[1].ip("link", "set", "up0p", "down")
+            // A monitor that keeps reading, as a separate process, beside the stalled one.
+            let reader = try RunningProcess([
+                BuiltProducts.path("netpathctl"), "monitor", "--json", "--socket", agent.socketPath,
+            ])
+            defer { reader.terminate() }
+            let read = Recorder<String>()
+            await read.record(reader.stdoutLines)
+            let readerReady = Recorder<String>()
+            await readerReady.record(reader.stderrLines)
+            _ = try await readerReady.next("the reading monitor's ready line") { $0.hasPrefix("monitoring netpathd") }
+
+            // About 1.6 MB of events (each carries the interface's whole state), well past the
+            // stalled client's backlog limit plus what the kernel buffers for it.
+            let addresses = (0..<400).map { "198.51.\(100 + $0 / 250).\($0 % 250 + 1)/32" }
+            try namespaces[0].batch(
+                addresses.map { "address add \($0) dev up0" } + addresses.map { "address del \($0) dev up0" }
+            )
+            _ = try await agent.stderr.next("the agent dropping the stalled monitor", timeout: .seconds(30)) {
+                $0.contains("dropping a monitor client that does not read")
             }
-            try await agent.awaitHookRun("hooks still run while a monitor stalls") { $0.hasPrefix("- down up0 0") }
-            _ = stalled
+            // The reading monitor got every event, up to the last removal.
+            let last = addresses.last!.split(separator: "/")[0]
+            _ = try await read.next("the last address-removed at the reading monitor", timeout: .seconds(30)) {
+                $0.contains(#""event":"address-removed""#) && $0.contains("\"\(last)\"")
+            }
+            #expect(reader.isRunning)
+            // The stalled client's connection was closed: after its backlog, end of stream.
+            var drained = 0
+            while (try? stalled.readLine()) ?? nil != nil { drained += 1 }
+            #expect(drained > 0)
+            // And hooks were never held up by it: the next change still runs its hook at once.
+            try namespaces[1].ip("link", "set", "up0p", "up")
+            try await agent.awaitHookRun("a hook after the flood") { $0.hasPrefix("- up up0 0") }
         }
     }
 
