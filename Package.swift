@@ -86,6 +86,7 @@ let package = Package(
             dependencies: [
                 "NetPathCore",
                 "NetPathConfig",
+                "NetPathControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]
@@ -131,9 +132,7 @@ let package = Package(
                 "NetPathControl",
                 "NetPathLinux",
                 "NetPathPlugin",
-                "NetPathAgent",
-                "RouteMetricsPlugin",
-                "EventLogPlugin",
+                "ShippedPlugins",
                 "NetPathDispatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -148,8 +147,7 @@ let package = Package(
                 "NetPathLinux",
                 "NetPathPlugin",
                 "NetPathAgent",
-                "RouteMetricsPlugin",
-                "EventLogPlugin",
+                "ShippedPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -157,6 +155,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
+        ),
+        // PluginRegistry.shipped: the plugins above, as netpathd and netpathctl register them.
+        .target(
+            name: "ShippedPlugins",
+            dependencies: ["NetPathPlugin", "RouteMetricsPlugin", "EventLogPlugin"],
+            path: "Plugins/Shipped"
         ),
         // A program that embeds the agent and registers its own plugin: `swift run netpath-embedded-example`.
         .executableTarget(

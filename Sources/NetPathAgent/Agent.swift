@@ -238,14 +238,3 @@ public final class Agent: Service, Sendable {
         }
     }
 }
-
-extension HookReport {
-    /// The control-protocol form of a hooks-directory entry.
-    public init(_ entry: HookEntry) {
-        switch entry.status {
-        case .accepted: self.init(name: entry.name, status: "accepted")
-        case .refused(let refusal): self.init(name: entry.name, status: "refused", reason: refusal.description)
-        case .ignored(let reason): self.init(name: entry.name, status: "ignored", reason: reason.description)
-        }
-    }
-}

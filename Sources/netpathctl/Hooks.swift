@@ -1,6 +1,5 @@
 import ArgumentParser
 import Logging
-import NetPathAgent
 import NetPathConfig
 import NetPathControl
 import NetPathCore

@@ -4,6 +4,7 @@ import NetPathControl
 import NetPathCore
 import NetPathLinux
 import NetPathPlugin
+import ShippedPlugins
 
 /// `netpathctl`: inspect and control netpath.
 @main

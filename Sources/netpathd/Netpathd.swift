@@ -8,6 +8,7 @@ import NetPathConfig
 import NetPathControl
 import NetPathCore
 import NetPathPlugin
+import ShippedPlugins
 import Prometheus
 import ServiceLifecycle
 import UnixSignals

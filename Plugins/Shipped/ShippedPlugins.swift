@@ -6,9 +6,11 @@ import NetPathPlugin
 import RouteMetricsPlugin
 
 extension PluginRegistry {
-    /// The plugins under `Plugins/`, built into netpathd: netpathctl knows them to validate their
-    /// names in rules and their `[plugin.NAME]` tables exactly as the agent does.
-    static var shipped: PluginRegistry {
+    /// The plugins under `Plugins/`, built into netpathd and enabled by name in the configuration.
+    ///
+    /// netpathctl registers the same ones, so `check-config` validates plugin names in rules and
+    /// `[plugin.NAME]` tables exactly as the agent does.
+    public static var shipped: PluginRegistry {
         var registry = PluginRegistry()
         registry.register(RouteMetricsPlugin.self)
         registry.register(EventLogPlugin.self)

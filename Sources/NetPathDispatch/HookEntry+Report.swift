@@ -1,0 +1,13 @@
+import NetPathControl
+
+extension HookReport {
+    /// The control-protocol form of a hooks-directory entry: what `netpathctl hooks` prints,
+    /// from the agent or locally.
+    public init(_ entry: HookEntry) {
+        switch entry.status {
+        case .accepted: self.init(name: entry.name, status: "accepted")
+        case .refused(let refusal): self.init(name: entry.name, status: "refused", reason: refusal.description)
+        case .ignored(let reason): self.init(name: entry.name, status: "ignored", reason: reason.description)
+        }
+    }
+}
