@@ -96,7 +96,8 @@ public final class Agent: Service, Sendable {
         let hooks = HookDispatcher(
             directory: HookDirectory(path: configuration.agent.hooksDirectory, logger: logger),
             runner: HookRunner(logger: logger),
-            logger: logger
+            logger: logger,
+            onResult: { [metrics] result in metrics.record(result) }
         )
         let routeEditor: NetlinkRouteEditor?
         do {
@@ -125,7 +126,7 @@ public final class Agent: Service, Sendable {
                 let pluginErrors = pluginRunner.statistics.mapValues {
                     ($0.calls[.failure] ?? 0) + ($0.calls[.timeout] ?? 0)
                 }
-                metrics.update(engine: engine.statistics, hooks: hooks.statistics, pluginErrors: pluginErrors)
+                metrics.update(engine: engine.statistics, pluginErrors: pluginErrors)
                 return metrics.text()
             }
         do {

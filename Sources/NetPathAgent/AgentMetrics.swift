@@ -9,14 +9,13 @@ import Synchronization
 /// The agent's Prometheus metrics, kept in a `PrometheusCollectorRegistry` and served as text by
 /// ``MetricsServer``.
 ///
-/// Counters kept elsewhere as plain values (the engine's overruns, the hook dispatcher's runs)
-/// are carried over as deltas whenever they are read, so each series only ever increases.
+/// Hook runs are recorded as each ends (the dispatcher calls ``record(_:)``). Counters kept
+/// elsewhere as plain values (the engine's overruns, plugin failures) are carried over as
+/// deltas whenever they are read, so each series only ever increases.
 final class AgentMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
 
     private struct Seen {
-        var hookRuns: [HookStatistics.RunKey: Int] = [:]
-        var hookResults: [String: HookResult] = [:]
         var overruns: UInt64 = 0
         var resyncs: UInt64 = 0
         var primaries: [String: String] = [:]
@@ -89,8 +88,22 @@ final class AgentMetrics: Sendable {
         }
     }
 
-    /// Carries over the engine's and the dispatcher's counters.
-    func update(engine: EngineStatistics, hooks: HookStatistics, pluginErrors: [String: Int] = [:]) {
+    /// Counts one hook run and records its duration: called by the dispatcher as each run ends,
+    /// so every run lands in the histogram, not just the last one before a scrape.
+    func record(_ result: HookResult) {
+        registry.makeCounter(
+            descriptor: Self.hookRuns,
+            labels: [("hook", result.hook), ("outcome", result.outcome.rawValue)]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: Self.hookDuration,
+            labels: [("hook", result.hook)],
+            buckets: Self.durationBuckets
+        ).record(result.duration)
+    }
+
+    /// Carries over the engine's and the plugin runner's counters.
+    func update(engine: EngineStatistics, pluginErrors: [String: Int] = [:]) {
         seen.withLock { seen in
             let overruns = registry.makeCounter(descriptor: Self.overruns)
             if engine.overruns > seen.overruns { overruns.increment(by: Int64(engine.overruns - seen.overruns)) }
@@ -99,23 +112,6 @@ final class AgentMetrics: Sendable {
             if engine.resyncs > seen.resyncs { resyncs.increment(by: Int64(engine.resyncs - seen.resyncs)) }
             seen.resyncs = max(seen.resyncs, engine.resyncs)
 
-            for (key, count) in hooks.runs {
-                let before = seen.hookRuns[key] ?? 0
-                guard count > before else { continue }
-                registry.makeCounter(
-                    descriptor: Self.hookRuns,
-                    labels: [("hook", key.hook), ("outcome", key.outcome.rawValue)]
-                ).increment(by: Int64(count - before))
-                seen.hookRuns[key] = count
-            }
-            for (hook, result) in hooks.lastResults where seen.hookResults[hook] != result {
-                registry.makeDurationHistogram(
-                    descriptor: Self.hookDuration,
-                    labels: [("hook", hook)],
-                    buckets: Self.durationBuckets
-                ).record(result.duration)
-                seen.hookResults[hook] = result
-            }
             for (plugin, count) in pluginErrors {
                 let before = seen.pluginErrors[plugin] ?? 0
                 guard count > before else { continue }

@@ -50,16 +50,26 @@ public final class HookDispatcher: Sendable {
     public let runner: HookRunner
     public let options: Options
     private let logger: Logger
+    private let onResult: (@Sendable (HookResult) -> Void)?
     private let state = Mutex(State())
     private let slots: AsyncSemaphore
     private let subjects: AsyncStream<String>
     private let newSubject: AsyncStream<String>.Continuation
 
-    public init(directory: HookDirectory, runner: HookRunner, options: Options = Options(), logger: Logger) {
+    /// - Parameter onResult: called with every hook run's result as it ends (for metrics that
+    ///   need each run, like a duration histogram); it must return quickly.
+    public init(
+        directory: HookDirectory,
+        runner: HookRunner,
+        options: Options = Options(),
+        logger: Logger,
+        onResult: (@Sendable (HookResult) -> Void)? = nil
+    ) {
         self.directory = directory
         self.runner = runner
         self.options = options
         self.logger = logger
+        self.onResult = onResult
         self.slots = AsyncSemaphore(permits: options.maxConcurrentHooks)
         (subjects, newSubject) = AsyncStream.makeStream(of: String.self)
     }
@@ -189,6 +199,7 @@ public final class HookDispatcher: Sendable {
             let result = await Task { await runner.run(invocation, executing: hook) }.value
             slots.release()
             state.withLock { $0.statistics.record(result) }
+            onResult?(result)
             log(result, job: job, rule: target.rule)
         }
     }
