@@ -28,6 +28,8 @@ final class MainLoop {
     private var lastUpdate: SystemUpdate?
     private var timer: Task<Void, Never>?
     private var timerDeadline: ContinuousClock.Instant?
+    /// The last STATUS= line sent to systemd.
+    private var lastStatus = ""
 
     init(
         agent: Agent,
@@ -173,7 +175,11 @@ final class MainLoop {
                 ]
             )
         }
-        if agent.notifierEnabled { agent.notify(["STATUS=\(statusLine)"]) }
+        // Tell systemd only when the line changes: most batches leave every path as it was.
+        if agent.notifierEnabled, statusLine != lastStatus {
+            lastStatus = statusLine
+            agent.notify(["STATUS=\(statusLine)"])
+        }
     }
 
     private func scheduleTick() {
