@@ -10,6 +10,11 @@ import Synchronization
 ///   hook delays only later events of the same subject, and only until its timeout.
 /// - Subjects are independent: each has its own worker task, and at most
 ///   ``Options/maxConcurrentHooks`` hooks run at once over all of them.
+/// - A subject's worker starts inside ``dispatch(_:to:)`` itself (`Task.immediate`): it checks
+///   the hook, builds the invocation and spawns it on the caller's thread, and hands the thread
+///   back at its first real suspension. A hook therefore starts without waiting for the
+///   scheduler to wake another thread, which on a small machine costs about 0.1 ms per hop
+///   (BENCHMARKS.md).
 /// - An event still queued when a newer one of its subject supersedes it
 ///   (``NetPathCore/Event/supersedes(_:)``) is dropped and the drop logged; the newest is always
 ///   queued, so the final state of every subject is dispatched.
@@ -23,7 +28,7 @@ import Synchronization
 /// }
 /// ```
 ///
-/// ``run()`` has the shape of a swift-service-lifecycle `Service`: it works until its task is
+/// ``run()`` has the shape of a swift-service-lifecycle `Service`: it waits until its task is
 /// cancelled, then starts nothing new, lets running hooks finish within their timeouts, and
 /// returns.
 public final class HookDispatcher: Sendable {
@@ -44,6 +49,14 @@ public final class HookDispatcher: Sendable {
         var running = 0
         /// Names a target asked for that were not in the directory, logged once each.
         var missingLogged: Set<String> = []
+        /// The workers of busy subjects, by worker number; cancelled at shutdown.
+        var workers: [UInt64: Task<Void, Never>] = [:]
+        /// Workers started and not yet ended (a worker can end before its task is stored).
+        var liveWorkers: Set<UInt64> = []
+        var lastWorker: UInt64 = 0
+        /// Set once ``run()`` is cancelled: events are no longer queued.
+        var stopping = false
+        var stopWaiter: CheckedContinuation<Void, Never>?
     }
 
     public let directory: HookDirectory
@@ -53,8 +66,6 @@ public final class HookDispatcher: Sendable {
     private let onResult: (@Sendable (HookResult) -> Void)?
     private let state = Mutex(State())
     private let slots: AsyncSemaphore
-    private let subjects: AsyncStream<String>
-    private let newSubject: AsyncStream<String>.Continuation
 
     /// - Parameter onResult: called with every hook run's result as it ends (for metrics that
     ///   need each run, like a duration histogram); it must return quickly.
@@ -71,39 +82,79 @@ public final class HookDispatcher: Sendable {
         self.logger = logger
         self.onResult = onResult
         self.slots = AsyncSemaphore(permits: options.maxConcurrentHooks)
-        (subjects, newSubject) = AsyncStream.makeStream(of: String.self)
     }
 
-    /// Queues `event` for the hooks of `targets`. Never blocks; hooks run in ``run()``.
+    /// Queues `event` for the hooks of `targets`, and starts its subject's worker when it has
+    /// none. Never blocks: it returns when the worker first waits (for its hook to end, or for a
+    /// free slot), having spawned the hook if it could.
     ///
     /// An event with no targets (no rule matched) only makes older queued events obsolete.
+    /// Once ``run()`` is cancelled, events are logged and dropped.
     public func dispatch(_ event: Event, to targets: [HookTarget]) {
-        let (drops, startWorker) = state.withLock { state in
+        let (drops, startWorker) = state.withLock { state -> ([SubjectQueues.Drop], Bool)? in
+            guard !state.stopping else { return nil }
             state.statistics.eventsReceived += 1
             let result = state.queues.enqueue(event, targets: targets)
             for drop in result.drops { state.statistics.eventsDropped[drop.job.event.name, default: 0] += 1 }
             return result
-        }
+        } ?? {
+            logger.notice("shutting down: \(event.name) of \(event.subject) not dispatched")
+            return ([], false)
+        }()
         for drop in drops {
             logger.notice(
                 "dropped queued \(drop.job.event.name) of \(drop.job.event.subject): superseded by \(event.name) before its hooks ran",
                 metadata: ["subject": .string(event.subject), "event": .string(drop.job.event.name.rawValue)]
             )
         }
-        if startWorker { newSubject.yield(event.subject) }
+        if startWorker { self.startWorker(for: event.subject) }
         resumeIdleWaitersIfIdle()
     }
 
-    /// Runs hooks until cancelled; then lets running hooks end (within their timeouts), drops
-    /// what is still queued, and returns.
-    ///
-    /// - Important: Call it once per dispatcher: it consumes the dispatcher's single stream of
-    ///   subjects that need a worker.
+    /// Waits until cancelled; then lets running hooks end (within their timeouts), drops what is
+    /// still queued, and returns. Hooks run from ``dispatch(_:to:)`` whether or not this runs:
+    /// it is the dispatcher's shutdown.
     public func run() async {
-        await withDiscardingTaskGroup { group in
-            for await subject in subjects {
-                group.addTask { await self.work(subject) }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let stopped = state.withLock { state in
+                    if state.stopping { return true }
+                    state.stopWaiter = continuation
+                    return false
+                }
+                if stopped { continuation.resume() }
             }
+        } onCancel: {
+            state.withLock { state in
+                state.stopping = true
+                defer { state.stopWaiter = nil }
+                return state.stopWaiter
+            }?.resume()
+        }
+        // Workers see the cancellation before their next event or hook; a running hook keeps
+        // its timeout.
+        let workers = state.withLock { Array($0.workers.values) }
+        for worker in workers { worker.cancel() }
+        for worker in workers { await worker.value }
+    }
+
+    private func startWorker(for subject: String) {
+        let id = state.withLock { state in
+            state.lastWorker += 1
+            state.liveWorkers.insert(state.lastWorker)
+            return state.lastWorker
+        }
+        // Immediate: runs on this thread up to the worker's first suspension (see the type's
+        // discussion). Unstructured, so it is tracked here for shutdown.
+        let worker = Task.immediate {
+            await self.work(subject)
+            self.state.withLock { state in
+                state.liveWorkers.remove(id)
+                state.workers[id] = nil
+            }
+        }
+        state.withLock { state in
+            if state.liveWorkers.contains(id) { state.workers[id] = worker }
         }
     }
 
@@ -137,7 +188,8 @@ public final class HookDispatcher: Sendable {
     /// A subject's worker: its jobs, one at a time, until its queue is empty.
     private func work(_ subject: String) async {
         while true {
-            if Task.isCancelled {
+            // A worker started just as run() was cancelled is not in the list run() cancels.
+            if Task.isCancelled || state.withLock({ $0.stopping }) {
                 let abandoned = state.withLock { $0.queues.abandon(subject) }
                 if !abandoned.isEmpty {
                     logger.notice("shutting down: \(abandoned.count) queued event(s) of \(subject) not dispatched")
@@ -194,9 +246,10 @@ public final class HookDispatcher: Sendable {
             await slots.acquire()
             // An unstructured task, awaited at once, so that cancelling the dispatcher (shutdown)
             // does not cut a running hook short: it keeps its timeout, as design.md promises.
-            // (Swift 6.3 has no task cancellation shield.)
+            // (Swift 6.3 has no task cancellation shield.) Immediate, so the spawn happens now,
+            // on this thread.
             let runner = self.runner
-            let result = await Task { await runner.run(invocation, executing: hook) }.value
+            let result = await Task.immediate { await runner.run(invocation, executing: hook) }.value
             slots.release()
             state.withLock { $0.statistics.record(result) }
             onResult?(result)
