@@ -18,7 +18,15 @@ public enum JSONCoding {
     }
 
     /// Encodes `value` as one line of UTF-8 JSON without the newline.
+    ///
+    /// The bytes ``lineEncoder()`` writes, produced by a leaner encoder (``JSONLineEncoder``):
+    /// this runs for every event on its way to hooks and monitors.
     public static func line(_ value: some Encodable) throws -> String {
-        String(decoding: try lineEncoder().encode(value), as: UTF8.self)
+        String(decoding: try JSONLineEncoder().encode(value), as: UTF8.self)
+    }
+
+    /// ``line(_:)`` as UTF-8 bytes.
+    public static func lineBytes(_ value: some Encodable) throws -> [UInt8] {
+        try JSONLineEncoder().encode(value)
     }
 }

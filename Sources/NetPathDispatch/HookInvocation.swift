@@ -77,7 +77,7 @@ public struct HookInvocation: Hashable, Sendable {
         let interface = event.interface ?? ""
         self.arguments = [hook, interface, event.name.rawValue]
         self.environment = Self.environment(for: event, rule: rule)
-        self.standardInput = Array((try JSONCoding.line(event) + "\n").utf8)
+        self.standardInput = try JSONCoding.lineBytes(event) + [UInt8(ascii: "\n")]
         self.workingDirectory = "/"
         self.timeout = timeout
     }

@@ -39,7 +39,6 @@ extension Netpathctl {
             let observer = source.observer(for: configuration)
             var tracker = PathTracker(policies: configuration.policies)
             var first = true
-            let encoder = JSONCoding.lineEncoder()
             let recorder = try record.map { try TraceWriter(path: $0) }
             for await update in try observer.start() {
                 // After this update's events are out (its emitted_ns says when).
@@ -59,7 +58,7 @@ extension Netpathctl {
                 // a batch without waiting for the rest to be encoded.
                 for event in events {
                     if json {
-                        FileOutput.write(String(decoding: try encoder.encode(event), as: UTF8.self) + "\n")
+                        FileOutput.write(try JSONCoding.line(event) + "\n")
                     } else {
                         FileOutput.write(EventRenderer.line(event) + "\n")
                     }
