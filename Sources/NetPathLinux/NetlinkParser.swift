@@ -1,7 +1,8 @@
 import CNetlink
 import NetPathCore
 
-/// Turns libnl objects into ``KernelMessage``s. The only file that calls libnl's getters.
+/// Turns netlink messages into ``KernelMessage``s: links from their attributes (`np_parse_link`),
+/// addresses and routes from libnl objects. The only file that reads libnl's parse results.
 ///
 /// libnl parses each message into a `struct nl_object` and hands it to a C callback that
 /// cannot capture context, so the collector travels through the `void *arg` (libnl-facts.md).
@@ -29,6 +30,11 @@ final class MessageCollector {
             // Bridge-port (AF_BRIDGE) and per-family link messages also travel on RTNLGRP_LINK;
             // a bridge port's RTM_DELLINK must not delete the link itself.
             guard np_link_wire_family(msg) == AF_UNSPEC else { return Int32(NL_OK.rawValue) }
+            // Links are read straight from their attributes (np_parse_link says why).
+            var parsed = np_link()
+            guard np_parse_link(msg, &parsed) == 0, let record = link(parsed) else { return Int32(NL_OK.rawValue) }
+            collector.messages.append(type == newLink ? .newLink(record) : .deleteLink(index: record.index))
+            return Int32(NL_OK.rawValue)
         case newAddress, deleteAddress, newRoute, deleteRoute:
             break
         default:
@@ -50,8 +56,6 @@ final class MessageCollector {
 
     private func convert(_ object: OpaquePointer) -> KernelMessage? {
         switch currentType {
-        case Self.newLink: return Self.link(object).map { .newLink($0) }
-        case Self.deleteLink: return .deleteLink(index: rtnl_link_get_ifindex(object))
         case Self.newAddress: return Self.address(object).map { .newAddress($0) }
         case Self.deleteAddress: return Self.address(object).map { .deleteAddress($0) }
         case Self.newRoute:
@@ -61,19 +65,30 @@ final class MessageCollector {
         }
     }
 
-    static func link(_ link: OpaquePointer) -> LinkRecord? {
-        let index = rtnl_link_get_ifindex(link)
-        guard index > 0 else { return nil }
+    static func link(_ link: np_link) -> LinkRecord? {
+        guard link.index > 0 else { return nil }
+        var link = link
+        let name = Self.string(&link.name)
+        let length = Int(link.address_length)
+        let mac = withUnsafeBytes(of: &link.address) { macString(UnsafeRawBufferPointer(rebasing: $0.prefix(length))) }
         return LinkRecord(
-            index: index,
-            name: rtnl_link_get_name(link).map { String(cString: $0) } ?? "if\(index)",
-            flags: UInt32(truncatingIfNeeded: rtnl_link_get_flags(link)),
-            operState: rtnl_link_get_operstate(link),
-            mtu: UInt32(rtnl_link_get_mtu(link)),
-            mac: macString(rtnl_link_get_addr(link)),
-            arpType: UInt16(truncatingIfNeeded: rtnl_link_get_arptype(link)),
-            kind: rtnl_link_get_type(link).map { String(cString: $0) } ?? ""
+            index: link.index,
+            name: name.isEmpty ? "if\(link.index)" : name,
+            flags: link.flags,
+            operState: link.operstate,
+            mtu: link.mtu,
+            mac: mac,
+            arpType: link.arptype,
+            kind: Self.string(&link.kind)
         )
+    }
+
+    /// A NUL-terminated C array imported as a tuple.
+    private static func string<T>(_ tuple: inout T) -> String {
+        withUnsafeBytes(of: &tuple) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
     }
 
     static func address(_ addr: OpaquePointer) -> AddressRecord? {
@@ -137,8 +152,8 @@ final class MessageCollector {
         return IPAddress(rawBytes: raw)
     }
 
-    private static func macString(_ addr: OpaquePointer?) -> String {
-        guard let raw = bytes(addr), !raw.isEmpty else { return "" }
+    private static func macString(_ raw: UnsafeRawBufferPointer) -> String {
+        guard !raw.isEmpty else { return "" }
         let digits: [Character] = Array("0123456789abcdef")
         var out = ""
         out.reserveCapacity(raw.count * 3)
