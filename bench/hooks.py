@@ -9,6 +9,10 @@ runners in turn on the same namespaces, with the same hook and the same toggles.
   netpathd          dispatcher mode (no [[rule]]: every event runs every hook), settle "0s",
                     startup_events false, the hook alone in its hooks_dir; `HOOK LINK EVENT`
                     with the event's JSON on stdin.
+  netpathd-link     the same netpathd with one [[rule]]: the hook runs for the watched link's
+                    carrier-up and carrier-down events only, i.e. once per link change, as
+                    netplug runs its hook (in/out). Like for like with netplug, while the
+                    dispatcher-mode runner starts 2-3 hooks per change.
 
 The hook is one /bin/sh script, the same file for all three: its first statement execs
 bench/out/hookstamp, which reads CLOCK_REALTIME first thing and appends `ts_ns ARGS...` to a
@@ -54,16 +58,24 @@ def write_hook(hooks_dir, stamp, stamps):
     return hook
 
 
-def netpathd_config(work, hooks_dir):
+def netpathd_config(work, hooks_dir, link_rule=None):
+    """Dispatcher mode (every event runs every hook), or with `link_rule` set to a link name,
+    one rule that runs the hook for that link's carrier-up / carrier-down events only."""
     path = os.path.join(work, "netpathd.toml")
     with open(path, "w") as f:
-        f.write("# bench/hooks.py: dispatcher mode, no rules: every event runs every hook.\n"
-                "[agent]\n"
+        f.write("# bench/hooks.py: " + ("one rule: the link's carrier events run the hook.\n" if link_rule
+                                        else "dispatcher mode, no rules: every event runs every hook.\n")
+                + "[agent]\n"
                 f'hooks_dir = "{hooks_dir}"\n'
                 'hook_timeout = "10s"\n'
                 'settle = "0s"\n'
                 "startup_events = false\n"
                 'metrics = ""\n')
+        if link_rule:
+            f.write("\n[[rule]]\n"
+                    'name = "link-changes"\n'
+                    'on = ["carrier-up", "carrier-down"]\n'
+                    f'interface = "{link_rule}"\n')
     return path
 
 
@@ -165,7 +177,7 @@ def main():
     ap.add_argument("--peer-ns", required=True, help="namespace of the veth peer")
     ap.add_argument("--link", required=True)
     ap.add_argument("--peer-link", required=True)
-    ap.add_argument("--listener", required=True, choices=["ip", "netplug", "netpathd"])
+    ap.add_argument("--listener", required=True, choices=["ip", "netplug", "netpathd", "netpathd-link"])
     ap.add_argument("--netpathd", required=True)
     ap.add_argument("--netplugd", default="netplugd")
     ap.add_argument("--toggle", required=True)
@@ -185,7 +197,7 @@ def main():
     stamps = os.path.join(work, "stamps")
     hooks_dir = os.path.join(work, "hooks.d")
     hook = write_hook(hooks_dir, os.path.abspath(args.stamp), stamps)
-    config = netpathd_config(work, hooks_dir)
+    config = netpathd_config(work, hooks_dir, link_rule=args.link if args.listener == "netpathd-link" else None)
     socket_path = os.path.join(work, "netpathd.sock")
 
     loop = (f'ip -o monitor link | while read -r line; do {hook} "$0" link </dev/null; done')
@@ -198,9 +210,12 @@ def main():
         Listener("netpathd", in_ns(args.ns, [args.netpathd, "--config", config, "--control-socket",
                                              socket_path]),
                  os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path)),
+        Listener("netpathd (link rule)", in_ns(args.ns, [args.netpathd, "--config", config, "--control-socket",
+                                                         socket_path]),
+                 os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path)),
     ]
 
-    listeners = [listeners[["ip", "netplug", "netpathd"].index(args.listener)]]
+    listeners = [listeners[["ip", "netplug", "netpathd", "netpathd-link"].index(args.listener)]]
     gap_ns = args.gap_ms * 1_000_000
     results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "hook": open(hook).read(),
                "netpathd_config": open(config).read(), "listeners": {}}
@@ -232,7 +247,7 @@ def main():
                 s = summarize(latencies)
                 s["median_by_direction_us"] = by_direction(toggles, latencies)
                 s["first_event"], s["hook_runs_per_toggle"] = first_events(toggles, got, gap_ns)
-                if listener.name == "netpathd":
+                if listener.name.startswith("netpathd"):
                     logged = match(toggles, netpathd_event_times(listener.log), gap_ns)
                     s["event_logged"] = summarize(logged)
                     # Per toggle: from the event's log line to the first hook's stamp.

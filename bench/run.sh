@@ -83,7 +83,7 @@ delete_ns "$PREFIX-peer"
 echo "== hook start: $HOOK_TOGGLES carrier + $HOOK_TOGGLES admin toggles, ${HOOK_GAP_MS} ms apart, per hook runner" >&2
 quiet "the hook phase"
 # One runner at a time, each on fresh namespaces (same addresses and routes for all of them).
-for runner in ip netplug netpathd; do
+for runner in ip netplug netpathd netpathd-link; do
     ns="$PREFIX-hk-$runner"
     new_ns "$ns"
     new_ns "$ns-p"
