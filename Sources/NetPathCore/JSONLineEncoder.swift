@@ -204,6 +204,27 @@ final class NodeEncoder: Encoder {
     func singleValueContainer() -> any SingleValueEncodingContainer {
         SingleValueContainer(encoder: self)
     }
+
+    /// A container for a new object at `key` of this encoder's value; `place` puts its node there.
+    func nestedObject<Key: CodingKey>(
+        at key: any CodingKey,
+        place: (JSONNode) -> Void
+    ) -> KeyedEncodingContainer<Key> {
+        let nested = NodeEncoder(parent: self, key: key)
+        let object = JSONNode.ObjectBox()
+        nested.node = .object(object)
+        place(.object(object))
+        return KeyedEncodingContainer(ObjectContainer<Key>(box: object, encoder: nested))
+    }
+
+    /// A container for a new array at `key` of this encoder's value; `place` puts its node there.
+    func nestedArray(at key: any CodingKey, place: (JSONNode) -> Void) -> any UnkeyedEncodingContainer {
+        let nested = NodeEncoder(parent: self, key: key)
+        let array = JSONNode.ArrayBox()
+        nested.node = .array(array)
+        place(.array(array))
+        return ArrayContainer(box: array, encoder: nested)
+    }
 }
 
 private struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -238,19 +259,11 @@ private struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         keyedBy keyType: NestedKey.Type,
         forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let nested = NodeEncoder(parent: encoder, key: key)
-        let object = JSONNode.ObjectBox()
-        nested.node = .object(object)
-        set(.object(object), key)
-        return KeyedEncodingContainer(ObjectContainer<NestedKey>(box: object, encoder: nested))
+        encoder.nestedObject(at: key) { set($0, key) }
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = NodeEncoder(parent: encoder, key: key)
-        let array = JSONNode.ArrayBox()
-        nested.node = .array(array)
-        set(.array(array), key)
-        return ArrayContainer(box: array, encoder: nested)
+        encoder.nestedArray(at: key) { set($0, key) }
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(named: JSONKey("super")) }
@@ -295,19 +308,11 @@ private struct ArrayContainer: UnkeyedEncodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let nested = NodeEncoder(parent: encoder, key: nextKey)
-        let object = JSONNode.ObjectBox()
-        nested.node = .object(object)
-        append(.object(object))
-        return KeyedEncodingContainer(ObjectContainer<NestedKey>(box: object, encoder: nested))
+        encoder.nestedObject(at: nextKey) { append($0) }
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let nested = NodeEncoder(parent: encoder, key: nextKey)
-        let array = JSONNode.ArrayBox()
-        nested.node = .array(array)
-        append(.array(array))
-        return ArrayContainer(box: array, encoder: nested)
+        encoder.nestedArray(at: nextKey) { append($0) }
     }
 
     mutating func superEncoder() -> any Encoder {
