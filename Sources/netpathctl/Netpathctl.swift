@@ -6,8 +6,7 @@ import NetPathLinux
 import NetPathPlugin
 import ShippedPlugins
 
-/// `netpathctl`: inspect and control netpath.
-@main
+/// `netpathctl`: inspect and control netpath. The process starts in `EntryPoint` (EntryPoint.swift).
 struct Netpathctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "netpathctl",

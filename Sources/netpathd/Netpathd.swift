@@ -13,8 +13,7 @@ import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
-/// `netpathd`: the netpath agent.
-@main
+/// `netpathd`: the netpath agent. The process starts in `EntryPoint` (EntryPoint.swift).
 struct Netpathd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "netpathd",
