@@ -27,10 +27,30 @@ DATADIR           ?= $(PREFIX)/share/netpath
 SYSCONFDIR        ?= /etc
 UNITDIR           ?= /lib/systemd/system
 INSTALL_CONFIG    ?= release
-# The Swift runtime is linked in, so the installed binaries need only glibc, libstdc++ and
-# libnl at run time, not the toolchain in /opt/swift (whose RUNPATH a plain build records).
-INSTALL_SWIFT_FLAGS ?= --static-swift-stdlib
-INSTALL_BUILD_DIR ?= .build/$(INSTALL_CONFIG)
+# How the installed binaries are linked, and why. Idle RSS is issue 2's target (12 MB for
+# `netpathctl monitor --local`; BENCHMARKS.md), and at idle most of it is file-backed pages that
+# start-up touched, so each flag removes something every start read:
+# - --static-swift-stdlib: the Swift runtime is linked in, so the installed binaries need only
+#   glibc, libgcc_s and libnl at run time, not the toolchain in /opt/swift (whose RUNPATH a plain
+#   build records).
+# - -L build-support/static-libstdc++: the Swift runtime's C++ library is linked in too. That
+#   directory's libstdc++.so is a linker script that names libstdc++.a, because -static-stdlib
+#   passes a plain -lstdc++; loading libstdc++.so.6 cost ~0.75 MiB resident (its symbol tables
+#   and relocations, which the dynamic loader reads and applies at every start).
+# - -use-ld=lld, -z pack-relative-relocs: lld packs the executable's ~1 MB of relative
+#   relocations, which the dynamic loader reads at every start, into a few KB (DT_RELR: needs
+#   glibc 2.36, Debian 12; older glibc refuses to load the binary, naming GLIBC_ABI_DT_RELR).
+#   ~0.9 MiB.
+# - --no-export-dynamic: -static-stdlib exports every Swift symbol of ours in .dynsym (~0.5 MB
+#   with its strings), which nothing looks up: nothing dlopens these executables or resolves
+#   their symbols at run time. ~0.6 MiB. Crash backtraces still name our functions (the Swift
+#   backtracer, gdb and coredumpctl read .symtab and DWARF, which stay); dladdr() no longer does.
+INSTALL_SWIFT_FLAGS ?= --static-swift-stdlib -Xswiftc -L$(CURDIR)/build-support/static-libstdc++ \
+	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
+# Its own scratch directory: these flags change every compile command, so sharing .build with
+# `swift build -c release` would rebuild everything each time one follows the other.
+INSTALL_SCRATCH   ?= .build/install
+INSTALL_BUILD_DIR ?= $(INSTALL_SCRATCH)/$(INSTALL_CONFIG)
 NO_BUILD          ?=
 INSTALL           ?= install
 
@@ -84,7 +104,7 @@ format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
 install-build: deps
-	$(SWIFT) build -c $(INSTALL_CONFIG) $(INSTALL_SWIFT_FLAGS)
+	$(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path "$(INSTALL_SCRATCH)" $(INSTALL_SWIFT_FLAGS)
 
 # Binaries and the unit are replaced on every install; /etc/netpath/netpath.toml never is: when
 # one exists, the shipped default goes beside it as netpath.toml.default. hooks.d is created
