@@ -93,9 +93,9 @@ test: test-deps
 	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'
 
 
-bench: deps
-	$(SWIFT) build -c release
-	./bench/run.sh
+# Measures what `make install` installs: the same flags, the same build directory.
+bench: install-build
+	BUILD_DIR="$(INSTALL_BUILD_DIR)" ./bench/run.sh
 
 clean:
 	rm -rf .build

@@ -58,6 +58,7 @@ def machine(netpathctl, results):
                           "(`make bench` builds the working tree)" if dirty else ""),
         "rmem_max": open("/proc/sys/net/core/rmem_max").read().strip(),
         "date": recorded.get("date"),
+        "build_dir": recorded.get("build_dir"),
     }
 
 
@@ -89,7 +90,12 @@ def render(results, netpathctl):
     out = []
     w = out.append
 
-    w(f"Run: {now}, from `make bench` (`bench/run.sh`), tree at {m['commit']}.")
+    built = ""
+    if m["build_dir"]:
+        built = f", binaries from `{m['build_dir']}`"
+        if m["build_dir"].rstrip("/") == ".build/install/release":
+            built += " (built as `make install` builds them: the Makefile's INSTALL_SWIFT_FLAGS)"
+    w(f"Run: {now}, from `make bench` (`bench/run.sh`), tree at {m['commit']}{built}.")
     w("")
     w(f"Machine: {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, {m['swift']}, "
       f"{m['iproute2']}, net.core.rmem_max = {m['rmem_max']}.")
@@ -302,9 +308,8 @@ def render(results, netpathctl):
       f"strictly as 12×10⁶ bytes. VmRSS counts every resident page of the shared libraries the process "
       f"maps (file-backed); PSS divides those among the processes sharing them; anonymous is the process's "
       f"own heap and stacks."
-      + (" The row marked *static Swift stdlib* is the same sources built with `swift build -c release "
-         "--static-swift-stdlib` (run.sh's STATIC_BUILD_DIR), for comparison."
-         if any("(" in n for n in idle["listeners"]) else ""))
+      + (" A row with a label in parentheses is another build of netpathctl, measured beside it "
+         "(bench/idle.py --variant)." if any("(" in n for n in idle["listeners"]) else ""))
     w(f"- Raw JSON of this run: `{results}` (git-ignored).")
     return "\n".join(out) + "\n", targets_met
 

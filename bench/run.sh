@@ -12,16 +12,16 @@
 # Needs root (network namespaces), ip, cc and python3; installs Debian's netplug if missing.
 # Every namespace it creates has a unique name and is deleted on exit, whatever happens.
 #
-# Environment: BUILD_DIR (default .build/release), TOGGLES (per kind, default 400),
+# Environment: BUILD_DIR (default .build/install/release: what `make install-build` builds and
+# `make install` installs; `make bench` builds it first), TOGGLES (per kind, default 400),
 # GAP_MS (default 30), ROUTES (default 100000), HOOK_TOGGLES (per kind and hook runner, default
 # 200), HOOK_GAP_MS (default 40), UPDATE=0 to leave BENCHMARKS.md alone,
-# STATIC_BUILD_DIR to also measure the idle RSS of a netpathctl linked with --static-swift-stdlib,
 # QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
 # phases, wait up to QUIET_TIMEOUT for the shared machine to be under QUIET_MAX_BUSY % busy.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-BUILD_DIR=${BUILD_DIR:-.build/release}
+BUILD_DIR=${BUILD_DIR:-.build/install/release}
 NETPATHCTL=$(realpath "$BUILD_DIR/netpathctl")
 TOGGLES=${TOGGLES:-400}
 GAP_MS=${GAP_MS:-30}
@@ -38,7 +38,7 @@ for tool in ip cc python3; do
     command -v "$tool" >/dev/null || { echo "bench/run.sh: $tool is missing" >&2; exit 1; }
 done
 for bin in "$NETPATHCTL" "$NETPATHD"; do
-    [ -x "$bin" ] || { echo "bench/run.sh: no $bin (swift build -c release first)" >&2; exit 1; }
+    [ -x "$bin" ] || { echo "bench/run.sh: no $bin (make install-build first, or set BUILD_DIR)" >&2; exit 1; }
 done
 # netplug: issue 4's reference hook runner (peers.md), measured beside netpathd.
 if ! command -v netplugd >/dev/null && [ ! -x /usr/sbin/netplugd ]; then
@@ -55,12 +55,13 @@ cc -O2 -Wall -Wextra -o "$OUT/toggle" bench/toggle.c
 cc -O2 -Wall -Wextra -o "$OUT/hookstamp" bench/hookstamp.c
 export PYTHONDONTWRITEBYTECODE=1
 # When and on what tree: recorded now, so the report still says so if it is re-rendered later.
-python3 - "$RESULTS/run.json" <<'PY'
+python3 - "$RESULTS/run.json" "$BUILD_DIR" <<'PY'
 import datetime, json, subprocess, sys
 git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True).stdout.strip()
 json.dump({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "commit": git("rev-parse", "--short", "HEAD"),
-           "dirty": git("status", "--porcelain", "--", "Sources", "Package.swift")}, open(sys.argv[1], "w"))
+           "dirty": git("status", "--porcelain", "--", "Sources", "Package.swift"),
+           "build_dir": sys.argv[2]}, open(sys.argv[1], "w"))
 PY
 
 PREFIX="npbench-$$-$RANDOM"
@@ -98,11 +99,7 @@ done
 echo "== idle RSS" >&2
 new_ns "$PREFIX-idle"
 add_veth "$PREFIX-idle" "$PREFIX-idle"
-IDLE_ARGS=()
-if [ -n "${STATIC_BUILD_DIR:-}" ]; then
-    IDLE_ARGS+=("--variant=static Swift stdlib=$(realpath "$STATIC_BUILD_DIR/netpathctl")")
-fi
-run python3 bench/idle.py --ns "$PREFIX-idle" --netpathctl "$NETPATHCTL" --out "$RESULTS/idle.json" "${IDLE_ARGS[@]}"
+run python3 bench/idle.py --ns "$PREFIX-idle" --netpathctl "$NETPATHCTL" --out "$RESULTS/idle.json"
 delete_ns "$PREFIX-idle"
 
 for listener in netpathctl ip; do
