@@ -66,7 +66,10 @@ enum JSONNode {
         guard let node = encoder.node else {
             throw EncodingError.invalidValue(
                 value,
-                EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "\(T.self) did not encode any value.")
+                EncodingError.Context(
+                    codingPath: encoder.codingPath,
+                    debugDescription: "\(T.self) did not encode any value."
+                )
             )
         }
         return node
@@ -79,7 +82,10 @@ enum JSONNode {
         guard value.isFinite else {
             throw EncodingError.invalidValue(
                 value,
-                EncodingError.Context(codingPath: codingPath, debugDescription: "Unable to encode \(F.self).\(value) directly in JSON.")
+                EncodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "Unable to encode \(F.self).\(value) directly in JSON."
+                )
             )
         }
         var text = value.description
@@ -307,7 +313,9 @@ private struct ArrayContainer: UnkeyedEncodingContainer {
         append(try JSONNode.encoding(value, parent: encoder, key: nextKey))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         encoder.nestedObject(at: nextKey) { append($0) }
     }
 

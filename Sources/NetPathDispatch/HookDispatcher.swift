@@ -91,16 +91,17 @@ public final class HookDispatcher: Sendable {
     /// An event with no targets (no rule matched) only makes older queued events obsolete.
     /// Once ``run()`` is cancelled, events are logged and dropped.
     public func dispatch(_ event: Event, to targets: [HookTarget]) {
-        let (drops, startWorker) = state.withLock { state -> ([SubjectQueues.Drop], Bool)? in
+        let queued = state.withLock { state -> (drops: [SubjectQueues.Drop], startWorker: Bool)? in
             guard !state.stopping else { return nil }
             state.statistics.eventsReceived += 1
             let result = state.queues.enqueue(event, targets: targets)
             for drop in result.drops { state.statistics.eventsDropped[drop.job.event.name, default: 0] += 1 }
             return result
-        } ?? {
+        }
+        guard let (drops, startWorker) = queued else {
             logger.notice("shutting down: \(event.name) of \(event.subject) not dispatched")
-            return ([], false)
-        }()
+            return
+        }
         for drop in drops {
             logger.notice(
                 "dropped queued \(drop.job.event.name) of \(drop.job.event.subject): superseded by \(event.name) before its hooks ran",

@@ -69,7 +69,8 @@ struct JSONLineEncoderTests {
         var explicitNull: Int?
 
         enum CodingKeys: String, CodingKey {
-            case int, int8, uint64, double, fraction, tiny, huge, negativeZero, float, flag, nothing, present, explicitNull
+            case int, int8, uint64, double, fraction, tiny, huge, negativeZero, float, flag, nothing, present,
+                explicitNull
         }
 
         func encode(to encoder: any Encoder) throws {
