@@ -46,7 +46,6 @@ public final class HookDispatcher: Sendable {
         var queues = SubjectQueues()
         var statistics = HookStatistics()
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
-        var running = 0
         /// Names a target asked for that were not in the directory, logged once each.
         var missingLogged: Set<String> = []
         /// The workers of busy subjects, by worker number; cancelled at shutdown.
