@@ -42,10 +42,7 @@ let package = Package(
             pkgConfig: "libnl-route-3.0",
             providers: [.apt(["libnl-3-dev", "libnl-route-3-dev", "pkg-config"])]
         ),
-        .target(
-            name: "NetPathCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
-        ),
+        .target(name: "NetPathCore"),
         .target(
             name: "NetPathConfig",
             dependencies: ["NetPathCore"],
