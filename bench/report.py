@@ -220,6 +220,28 @@ def render(results, netpathctl):
                           for kind in ("carrier", "admin")) + ".")
             w("")
 
+    traces = {runner: load(results, f"hooktrace-{runner}.json") for runner in ("netplug", "netpathd-link")
+              if os.path.exists(os.path.join(results, f"hooktrace-{runner}.json"))}
+    if len(traces) == 2:
+        count = traces["netplug"]["count"]
+        w(f"### Hook start, split by kernel tracepoints (µs after the change, medians; {count} carrier toggles "
+          "per runner)")
+        w("")
+        w("| hook runner | runner reads the message | runner forks the hook | hook exec'd | hook's first line | "
+          "read → fork | fork → first line | traced |")
+        w("|---|---|---|---|---|---|---|---|")
+        for runner, t in traces.items():
+            m, sp = t["median_us"], t["span_median_us"]
+            w(f"| {t['listener']} | {m['read']:.0f} | {m['fork']:.0f} | {m['exec']:.0f} | {m['first_line']:.0f} | "
+              f"{sp['read_to_fork']:.0f} | {sp['fork_to_first_line']:.0f} | {t['traced']}/{t['toggles']} |")
+        w("")
+        plug, npd = traces["netplug"]["span_median_us"], traces["netpathd-link"]["span_median_us"]
+        w(f"The hook's own start (fork → first line) takes {npd['fork_to_first_line']:.0f} µs under netpathd and "
+          f"{plug['fork_to_first_line']:.0f} µs under netplug; the difference in hook start is the runner's own "
+          f"work between reading the message and forking: {npd['read_to_fork']:.0f} µs for netpathd against "
+          f"{plug['read_to_fork']:.0f} µs for netplug.")
+        w("")
+
     w(f"### Storm: {s['routes']:,} routes added by one `ip -batch`")
     w("")
     w("| listener | CPU | CPU per route | peak RSS | RSS after | caught up after the batch | overruns |")
@@ -294,6 +316,17 @@ def render(results, netpathctl):
           f"(no `[[rule]]`: every event runs every hook), which runs it for each interface event and for the "
           f"path event of each change, concurrently across subjects (hook runs per toggle: carrier / admin). "
           f"down / up are the medians by direction of the change.")
+    if len(traces) == 2:
+        w("- **Hook start, traced.** The like-for-like runners again (netplug; netpathd with the link rule), each "
+          "on fresh namespaces with the same hook, warmed up with "
+          f"{traces['netplug'].get('warmup', 10)} toggles, then traced by `perf record -a` "
+          f"(tracepoints only, no sampling) over the carrier toggles, {traces['netplug']['gap_ms']} ms apart; "
+          "bench/hooktrace.py reads, per "
+          "toggle: the toggle's SIOCSIFFLAGS ioctl entering the kernel (0), the runner's first `recvmsg()` after "
+          "it, the `clone`/`clone3` that created the process which then execs the hook (the hook's fork; "
+          "netpathd's goes through `posix_spawn`), that process's `exec` (the hook script's `sh`), and "
+          "`hookstamp`'s first `write()`. All are kernel timestamps on one clock; the tracepoints slow every "
+          "traced process a little, so these figures sit slightly above the untraced ones.")
     w(f"- **Storm.** A fresh namespace per listener with an addressed veth pair; the listener starts, "
       f"loads its dump and idles 2 s; then `ip -batch` adds {s['routes']:,} /32 routes via the peer. CPU is "
       f"utime+stime of all the listener's threads (/proc/PID/stat, 10 ms ticks) from just before the batch "

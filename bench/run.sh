@@ -5,18 +5,21 @@
 #   1. latency of a link change to the listener's first output line (admin and carrier toggles);
 #   2. hook start: a link change to the first line a hook writes, for an `ip monitor | sh` loop,
 #      netplug and netpathd in turn, with the same hook and the same toggles (bench/hooks.py);
-#   3. idle RSS;
-#   4. a 100,000-route `ip -batch` storm: CPU, peak RSS, overruns, and when the state caught up.
+#   3. the same hook start split by kernel tracepoints (bench/hooktrace.py, needs perf): change →
+#      runner reads the message → forks the hook → hook exec'd → hook's first line;
+#   4. idle RSS;
+#   5. a 100,000-route `ip -batch` storm: CPU, peak RSS, overruns, and when the state caught up.
 #
 # Prints a markdown summary on stdout and rewrites the generated part of BENCHMARKS.md.
-# Needs root (network namespaces), ip, cc and python3; installs Debian's netplug if missing.
+# Needs root (network namespaces), ip, cc and python3; installs Debian's netplug and linux-perf
+# (perf) if missing; without perf it skips step 3 and says so.
 # Every namespace it creates has a unique name and is deleted on exit, whatever happens.
 #
 # Environment: BUILD_DIR (default .build/install/release: what `make install-build` builds and
 # `make install` installs; `make bench` builds it first), TOGGLES (per kind, default 400),
 # GAP_MS (default 30), ROUTES (default 100000), HOOK_TOGGLES (per kind and hook runner, default
-# 200), HOOK_GAP_MS (default 40), UPDATE=0 to leave BENCHMARKS.md alone,
-# QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
+# 200), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
+# default 100), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
 # phases, wait up to QUIET_TIMEOUT for the shared machine to be under QUIET_MAX_BUSY % busy.
 set -euo pipefail
 
@@ -31,6 +34,7 @@ QUIET_TIMEOUT=${QUIET_TIMEOUT:-600}
 QUIET_MAX_BUSY=${QUIET_MAX_BUSY:-25}
 HOOK_TOGGLES=${HOOK_TOGGLES:-200}
 HOOK_GAP_MS=${HOOK_GAP_MS:-40}
+HOOK_TRACE_TOGGLES=${HOOK_TRACE_TOGGLES:-100}
 NETPATHD=$(realpath "$BUILD_DIR/netpathd")
 
 if [ "$(id -u)" -ne 0 ]; then echo "bench/run.sh: needs root (network namespaces)" >&2; exit 1; fi
@@ -95,6 +99,32 @@ for runner in ip netplug netpathd netpathd-link; do
     delete_ns "$ns"
     delete_ns "$ns-p"
 done
+
+# The same runs split by kernel tracepoints (bench/hooktrace.py): where each runner's time goes
+# between the change and the hook's first line. Needs perf (Debian: linux-perf).
+if ! command -v perf >/dev/null; then
+    echo "== installing perf (apt-get install -y linux-perf)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y linux-perf >&2 || {
+        apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y linux-perf >&2; } || true
+fi
+if command -v perf >/dev/null; then
+    echo "== hook start, traced: $HOOK_TRACE_TOGGLES carrier toggles per runner (perf tracepoints)" >&2
+    quiet "the traced hook phase"
+    for runner in netplug netpathd-link; do
+        ns="$PREFIX-ht-$runner"
+        new_ns "$ns"
+        new_ns "$ns-p"
+        add_veth "$ns" "$ns-p"
+        run python3 bench/hooktrace.py --listener "$runner" --ns "$ns" --peer-ns "$ns-p" --link npb0 --peer-link npb1 \
+            --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
+            --work "$RESULTS/hooktrace-$runner" --count "$HOOK_TRACE_TOGGLES" --gap-ms "$HOOK_GAP_MS" \
+            --out "$RESULTS/hooktrace-$runner.json"
+        delete_ns "$ns"
+        delete_ns "$ns-p"
+    done
+else
+    echo "== hook start, traced: skipped (no perf)" >&2
+fi
 
 echo "== idle RSS" >&2
 new_ns "$PREFIX-idle"

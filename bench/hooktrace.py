@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Where a hook's start goes (issue 4): one hook runner, traced by the kernel.
+
+bench/hooks.py measures a link change → the hook's first line from the processes' own clocks.
+This splits that span for one runner with kernel tracepoints (`perf record -a`), so the stages
+are measured the same way for every runner and none of them has to stamp itself:
+
+  change      the toggle's SIOCSIFFLAGS ioctl enters the kernel (t = 0);
+  read        the runner's first recvmsg() after it: the kernel has queued the netlink
+              message and woken the runner;
+  fork        the runner asks for the hook's process (clone/clone3 entered by the thread
+              whose child later execs the hook);
+  exec        that child has exec'd the hook (sched_process_exec: the `#!` script's `sh`);
+  first line  the hook's first write() (bench/out/hookstamp, exec'd by the script).
+
+Run it with the same namespaces and hook as bench/hooks.py (--listener netplug or
+netpathd-link, one hook run per change); --count carrier toggles of the veth peer, --gap-ms
+apart, after --warmup. The tracepoints cost each traced process a little, so the absolute
+figures sit slightly above bench/hooks.py's; the comparison between runners is the point.
+Writes a JSON result to --out.
+"""
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+from common import in_ns, median, percentile
+from hooks import Listener, netpathd_config, write_hook
+from latency import run_toggles
+
+STAGES = ["read", "fork", "exec", "first_line"]
+
+# perf applies a --filter to the -e just before it. Writes are filtered to small ones: the hook's
+# line is ~40 bytes, while perf's own buffer writes would otherwise feed the trace back to itself.
+EVENTS = [
+    "-e", "syscalls:sys_enter_ioctl",
+    "-e", "syscalls:sys_enter_recvmsg",
+    "-e", "syscalls:sys_enter_clone",
+    "-e", "syscalls:sys_enter_clone3",
+    "-e", "sched:sched_process_fork",
+    "-e", "sched:sched_process_exec",
+    "-e", "syscalls:sys_enter_write", "--filter", "count < 256",
+]
+
+LINE = re.compile(r"^\s*(?P<comm>.+?)\s+(?P<pid>\d+)/(?P<tid>\d+)\s+(?P<time>\d+\.\d+):\s+(?P<event>\S+):\s*(?P<args>.*)$")
+
+
+def parse(script_text):
+    """[(time_us, comm, pid, tid, event, args)] from `perf script -F comm,pid,tid,time,event,trace`."""
+    out = []
+    for line in script_text.splitlines():
+        m = LINE.match(line)
+        if m:
+            out.append((float(m["time"]) * 1e6, m["comm"], int(m["pid"]), int(m["tid"]),
+                        m["event"].rstrip(":"), m["args"]))
+    return out
+
+
+def stages(events, runner_pid, toggle_pid):
+    """Per toggle of process `toggle_pid`: {stage: µs after the change}, or None where a stage
+    is missing (no hook ran in the toggle's window)."""
+    changes = [i for i, e in enumerate(events)
+               if e[2] == toggle_pid and e[4] == "syscalls:sys_enter_ioctl" and "cmd: 0x00008914" in e[5]]
+    result = []
+    for k, i in enumerate(changes):
+        t0 = events[i][0]
+        end = events[changes[k + 1]][0] if k + 1 < len(changes) else float("inf")
+        window = [e for e in events[i + 1:] if e[0] < end]
+        read = next((e for e in window if e[2] == runner_pid and e[4] == "syscalls:sys_enter_recvmsg"), None)
+        # The hook: the first process other than the runner that execs in the window.
+        exec_event = next((e for e in window if e[4] == "sched:sched_process_exec" and e[2] != runner_pid), None)
+        if read is None or exec_event is None:
+            result.append(None)
+            continue
+        child = exec_event[2]
+        fork = next((e for e in window if e[4] == "sched:sched_process_fork"
+                     and re.search(rf"child_pid={child}\b", e[5])), None)
+        if fork is None:
+            result.append(None)
+            continue
+        parent_tid = fork[3]
+        clone = None
+        for e in window:
+            if e[0] > fork[0]:
+                break
+            if e[3] == parent_tid and e[4] in ("syscalls:sys_enter_clone", "syscalls:sys_enter_clone3"):
+                clone = e
+        line = next((e for e in window if e[2] == child and e[1] == "hookstamp"
+                     and e[4] == "syscalls:sys_enter_write" and e[0] > exec_event[0]), None)
+        if clone is None or line is None:
+            result.append(None)
+            continue
+        got = {"read": read[0] - t0, "fork": clone[0] - t0, "exec": exec_event[0] - t0, "first_line": line[0] - t0}
+        result.append(got)
+    return result
+
+
+def summarize(per_toggle):
+    ok = [s for s in per_toggle if s is not None]
+    out = {"toggles": len(per_toggle), "traced": len(ok), "median_us": {}, "p90_us": {}}
+    for stage in STAGES:
+        values = sorted(s[stage] for s in ok)
+        out["median_us"][stage] = round(median(values), 1) if values else None
+        out["p90_us"][stage] = round(percentile(values, 90), 1) if values else None
+    spans = {"change_to_read": ("read", None), "read_to_fork": ("fork", "read"),
+             "fork_to_first_line": ("first_line", "fork"), "fork_to_exec": ("exec", "fork"),
+             "exec_to_first_line": ("first_line", "exec")}
+    out["span_median_us"] = {}
+    for name, (later, earlier) in spans.items():
+        values = sorted(s[later] - (s[earlier] if earlier else 0.0) for s in ok)
+        out["span_median_us"][name] = round(median(values), 1) if values else None
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ns", required=True, help="namespace of the watched link and the runner")
+    ap.add_argument("--peer-ns", required=True, help="namespace of the veth peer")
+    ap.add_argument("--link", required=True)
+    ap.add_argument("--peer-link", required=True)
+    ap.add_argument("--listener", required=True, choices=["netplug", "netpathd-link"])
+    ap.add_argument("--netpathd", required=True)
+    ap.add_argument("--netplugd", default="netplugd")
+    ap.add_argument("--perf", default="perf")
+    ap.add_argument("--toggle", required=True)
+    ap.add_argument("--stamp", required=True, help="the hookstamp helper (bench/hookstamp.c)")
+    ap.add_argument("--work", required=True, help="directory for the hook, the trace and the logs")
+    ap.add_argument("--count", type=int, default=100, help="traced carrier toggles")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--gap-ms", type=int, default=40)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    if args.count % 2 or args.warmup % 2:
+        sys.exit("--count and --warmup must be even (the link must end as it started)")
+
+    work = os.path.abspath(args.work)
+    os.makedirs(work, exist_ok=True)
+    os.chmod(work, 0o755)
+    stamps = os.path.join(work, "stamps")
+    hooks_dir = os.path.join(work, "hooks.d")
+    hook = write_hook(hooks_dir, os.path.abspath(args.stamp), stamps)
+    socket_path = os.path.join(work, "netpathd.sock")
+    if args.listener == "netplug":
+        name = "netplug"
+        listener = Listener(name, in_ns(args.ns, [args.netplugd, "-F", "-c", "/dev/null", "-i", args.link, "-s", hook]),
+                            os.path.join(work, "netplug.log"), lambda: os.path.exists(stamps))
+    else:
+        name = "netpathd (link rule)"
+        config = netpathd_config(work, hooks_dir, link_rule=args.link)
+        listener = Listener(name, in_ns(args.ns, [args.netpathd, "--config", config, "--control-socket", socket_path]),
+                            os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path))
+
+    data = os.path.join(work, "perf.data")
+    perf = None
+    try:
+        listener.start()
+        run_toggles(args.toggle, args.peer_ns, args.peer_link, args.warmup, args.gap_ms)
+        time.sleep(0.3)
+        perf = subprocess.Popen([args.perf, "record", "-q", "-a", "-o", data, *EVENTS],
+                                stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "perf.log"), "w"))
+        time.sleep(1.0)  # perf has opened its events
+        if perf.poll() is not None:
+            sys.exit("perf record failed: " + open(os.path.join(work, "perf.log")).read()[-2000:])
+        # The toggle helper runs as a child of `ip netns exec`, which execs it: that pid is ours.
+        proc = subprocess.Popen(in_ns(args.peer_ns, [args.toggle, args.peer_link, str(args.count), str(args.gap_ms)]),
+                                stdout=subprocess.PIPE, text=True)
+        proc.communicate()
+        toggle_pid = proc.pid
+        time.sleep(0.3)
+        perf.send_signal(signal.SIGINT)
+        perf.wait(30)
+        if not listener.alive():
+            sys.exit(f"{name} exited early: " + open(listener.log).read()[-2000:])
+        runner_pid = listener.proc.pid
+    finally:
+        if perf is not None and perf.poll() is None:
+            perf.kill()
+        listener.stop()
+
+    script = subprocess.run([args.perf, "script", "-i", data, "-F", "comm,pid,tid,time,event,trace"],
+                            capture_output=True, text=True).stdout
+    per_toggle = stages(parse(script), runner_pid, toggle_pid)
+    result = {"listener": name, "count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, **summarize(per_toggle)}
+    os.unlink(data)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=2)
+    m = result["median_us"]
+    print(f"   traced {name}: {result['traced']}/{result['toggles']} toggles; medians µs: "
+          + ", ".join(f"{stage} {m[stage]}" for stage in STAGES), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
