@@ -70,6 +70,12 @@ public final class AgentPathSource: PathSource, Sendable {
     /// if case .local = source.fallback { print("falls back to local evaluation") }
     /// ```
     public let fallback: Fallback
+    /// How long subscribing waits for each answer of the agent.
+    ///
+    /// ```swift
+    /// print(AgentPathSource().replyTimeout)   // 10.0 seconds
+    /// ```
+    public let replyTimeout: Duration
     let logger: Logger
 
     // `lifecycle` serialises opening the connection (blocking socket I/O) so that concurrent
@@ -116,6 +122,9 @@ public final class AgentPathSource: PathSource, Sendable {
     ///     `/etc/netpath/netpath.toml`, else `/run/netpath/netpathd.sock` (see ``configuredSocketPath()``).
     ///   - fallback: what `subscribe` does when the agent cannot be followed; ``Fallback/fail``
     ///     by default.
+    ///   - replyTimeout: how long subscribing waits for each of the agent's answers (the
+    ///     `monitor` acknowledgement, the `status` report) before it fails with
+    ///     ``AgentPathSourceError/Code/notResponding``.
     ///   - logger: where falling back and the agent going away are reported.
     ///
     /// ```swift
@@ -124,10 +133,12 @@ public final class AgentPathSource: PathSource, Sendable {
     public init(
         socketPath: String? = nil,
         fallback: Fallback = .fail,
+        replyTimeout: Duration = ControlClient.replyTimeout(for: .status),
         logger: Logger = Logger(label: "netpath.agent-source")
     ) {
         self.socketPath = socketPath ?? Self.configuredSocketPath()
         self.fallback = fallback
+        self.replyTimeout = replyTimeout
         self.logger = logger
     }
 
@@ -165,8 +176,9 @@ public final class AgentPathSource: PathSource, Sendable {
     ///
     /// - Throws: ``AgentPathSourceError``: ``AgentPathSourceError/Code/noAgent`` or
     ///   ``AgentPathSourceError/Code/unknownPolicy`` with ``Fallback/fail``;
-    ///   ``AgentPathSourceError/Code/protocolError`` when the agent answers something unreadable
-    ///   (whatever the fallback: that agent is broken, not absent). With ``Fallback/local(_:)``,
+    ///   ``AgentPathSourceError/Code/protocolError`` when the agent answers something unreadable,
+    ///   ``AgentPathSourceError/Code/notResponding`` when it does not answer in time (whatever
+    ///   the fallback: that agent is broken, not absent). With ``Fallback/local(_:)``,
     ///   whatever the kernel source throws.
     ///
     /// ```swift
@@ -238,7 +250,7 @@ public final class AgentPathSource: PathSource, Sendable {
         let client: ControlClient
         do {
             client = try ControlClient(path: socketPath)
-            let reply = try client.request(.monitor)
+            let reply = try client.request(.monitor, timeout: replyTimeout)
             guard reply.ok, reply.monitoring == true else {
                 throw AgentPathSourceError(
                     .protocolError,
@@ -272,7 +284,7 @@ public final class AgentPathSource: PathSource, Sendable {
     /// One `status` request on a connection of its own.
     private func status() throws(AgentPathSourceError) -> StatusReport {
         do {
-            let reply = try ControlClient(path: socketPath).request(.status)
+            let reply = try ControlClient(path: socketPath).request(.status, timeout: replyTimeout)
             guard reply.ok, let report = reply.status else {
                 throw AgentPathSourceError(
                     .protocolError,
@@ -420,6 +432,7 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
             case unknownPolicy = "unknown policy"
             case agentStopped = "agent stopped"
             case protocolError = "protocol error"
+            case notResponding = "not responding"
         }
 
         private let base: Base
@@ -453,6 +466,12 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
         /// let code = AgentPathSourceError.Code.protocolError
         /// ```
         public static let protocolError = Code(.protocolError)
+        /// The agent accepted a request but did not answer in time: it runs but is stuck.
+        ///
+        /// ```swift
+        /// let code = AgentPathSourceError.Code.notResponding
+        /// ```
+        public static let notResponding = Code(.notResponding)
 
         /// The code's name.
         ///
@@ -510,6 +529,8 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
             self.init(.noAgent, socketPath: socketPath, reason: reason)
         case ControlClient.Failure.protocolError(let message):
             self.init(.protocolError, socketPath: socketPath, reason: message)
+        case ControlClient.Failure.noReply(_, let timeout):
+            self.init(.notResponding, socketPath: socketPath, reason: "no reply within \(timeout)")
         default:
             self.init(.protocolError, socketPath: socketPath, reason: "\(error)")
         }
@@ -529,6 +550,9 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
             let known = knownPolicies.isEmpty ? "none" : knownPolicies.map { "\"\($0)\"" }.joined(separator: ", ")
             return "netpathd on \(socketPath) has no policy named \"\(policy ?? "")\" (its policies: \(known)); "
                 + "add a [[policy]] with that name to its configuration, or follow one of those"
+        case .notResponding:
+            return "netpathd on \(socketPath) accepted the connection but did not answer (\(reason)); it may be stuck: "
+                + "see its log (journalctl -u netpathd)"
         case .agentStopped:
             let detail = reason.isEmpty ? "connection closed" : reason
             return "netpathd stopped (\(detail)) on \(socketPath); its paths are no longer followed: "

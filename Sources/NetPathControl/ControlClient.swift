@@ -4,6 +4,10 @@ import NetPathCore
 
 /// A connection to netpathd's control socket.
 ///
+/// Every ``request(_:timeout:)`` waits a bounded time for its reply (``replyTimeout(for:)``), so
+/// an agent that accepts connections but is stuck never hangs its caller; the `monitor` stream
+/// that follows a `monitor` request (``readLine()``) has no such bound, since events may be rare.
+///
 /// ```swift
 /// let client = try ControlClient(path: "/run/netpath/netpathd.sock")
 /// let reply = try client.request(.status)
@@ -15,6 +19,9 @@ public final class ControlClient {
         case noAgent(path: String, reason: String)
         /// The connection broke or the agent sent something unreadable.
         case protocolError(String)
+        /// The agent accepted the request but sent no reply within `timeout`: it is running but
+        /// stuck (or something else listens on the socket).
+        case noReply(path: String, timeout: Duration)
 
         public var description: String {
             switch self {
@@ -23,12 +30,29 @@ public final class ControlClient {
                     "no netpathd is answering on \(path) (\(reason)); start it, or use --local to compute from the kernel directly"
             case .protocolError(let message):
                 return "talking to netpathd failed: \(message)"
+            case .noReply(let path, let timeout):
+                return
+                    "netpathd on \(path) accepted the request but did not reply within \(timeout); it may be stuck (see its log, e.g. journalctl -u netpathd)"
             }
         }
     }
 
     private let fd: Int32
+    private let path: String
     private var buffer: [UInt8] = []
+
+    /// How long ``request(_:timeout:)`` waits for the reply to `command` unless told otherwise.
+    ///
+    /// Queries are answered from the agent's published state at once: 10 s means it is stuck. A
+    /// `reload` is carried out by the agent's main loop, which may still be waiting (at most 45 s
+    /// by default) for its startup hooks: 60 s.
+    ///
+    /// ```swift
+    /// let reply = try client.request(.reload, timeout: ControlClient.replyTimeout(for: .reload))
+    /// ```
+    public static func replyTimeout(for command: ControlCommand) -> Duration {
+        command == .reload ? .seconds(60) : .seconds(10)
+    }
 
     /// Connects to the agent's socket.
     public init(path: String) throws(Failure) {
@@ -53,14 +77,19 @@ public final class ControlClient {
             throw .noAgent(path: path, reason: reason)
         }
         self.fd = fd
+        self.path = path
     }
 
     deinit { close(fd) }
 
     /// Sends one request and reads its reply.
-    public func request(_ command: ControlCommand) throws(Failure) -> ControlReply {
+    ///
+    /// - Parameter timeout: how long to wait for the reply; ``replyTimeout(for:)`` by default.
+    /// - Throws: ``Failure/noReply(path:timeout:)`` when none came in time.
+    public func request(_ command: ControlCommand, timeout: Duration? = nil) throws(Failure) -> ControlReply {
+        let timeout = timeout ?? Self.replyTimeout(for: command)
         try send(ControlRequest(command))
-        guard let line = try readLine() else {
+        guard let line = try readLine(until: ContinuousClock.now + timeout, timeout: timeout) else {
             throw .protocolError("the agent closed the connection without replying")
         }
         do {
@@ -82,13 +111,21 @@ public final class ControlClient {
     }
 
     /// The next line the agent sends (for `monitor`); `nil` when the agent closed the connection.
+    /// Waits as long as it takes.
     public func readLine() throws(Failure) -> String? {
+        try readLine(until: nil, timeout: .zero)
+    }
+
+    /// The next line, waiting until `deadline` at most (forever when `nil`); `timeout` is only
+    /// for the error.
+    private func readLine(until deadline: ContinuousClock.Instant?, timeout: Duration) throws(Failure) -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
                 return line
             }
+            if let deadline { try waitReadable(until: deadline, timeout: timeout) }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 {
@@ -97,6 +134,20 @@ public final class ControlClient {
             }
             if n == 0 { return nil }
             buffer += chunk[..<n]
+        }
+    }
+
+    /// Returns once the socket has something to read (or its end), throwing at `deadline`.
+    private func waitReadable(until deadline: ContinuousClock.Instant, timeout: Duration) throws(Failure) {
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { throw .noReply(path: path, timeout: timeout) }
+            // Rounded up, so a wait never ends just short of the deadline and spins.
+            let milliseconds = Int32(min((left / .milliseconds(1)).rounded(.up), Double(Int32.max)))
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let result = poll(&ready, 1, milliseconds)
+            if result > 0 { return }
+            if result < 0 && errno != EINTR { throw .protocolError(String(cString: strerror(errno))) }
         }
     }
 
