@@ -171,25 +171,34 @@ def by_direction(toggles, latencies):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ns", required=True, help="namespace of the watched link and the listeners")
+def runner_arguments(description, listeners, count, count_help):
+    """The command line bench/hooks.py and bench/hooktrace.py share: namespaces, link, which
+    runner, the binaries and helpers, the toggles. Parsed; --count and --warmup checked even."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ns", required=True, help="namespace of the watched link and the hook runner")
     ap.add_argument("--peer-ns", required=True, help="namespace of the veth peer")
     ap.add_argument("--link", required=True)
     ap.add_argument("--peer-link", required=True)
-    ap.add_argument("--listener", required=True, choices=["ip", "netplug", "netpathd", "netpathd-link"])
+    ap.add_argument("--listener", required=True, choices=listeners)
     ap.add_argument("--netpathd", required=True)
     ap.add_argument("--netplugd", default="netplugd")
+    ap.add_argument("--perf", default="perf", help="(bench/hooktrace.py) the perf binary")
     ap.add_argument("--toggle", required=True)
     ap.add_argument("--stamp", required=True, help="the hookstamp helper (bench/hookstamp.c)")
-    ap.add_argument("--work", required=True, help="directory for the hook, its stamps and the logs")
-    ap.add_argument("--count", type=int, default=200, help="measured toggles per kind and listener")
+    ap.add_argument("--work", required=True, help="directory for the hook, its stamps, traces and logs")
+    ap.add_argument("--count", type=int, default=count, help=count_help)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--gap-ms", type=int, default=40)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.count % 2 or args.warmup % 2:
-        sys.exit("--count and --warmup must be even (each kind leaves the link as it found it)")
+        sys.exit("--count and --warmup must be even (the link must end as it started)")
+    return args
+
+
+def main():
+    args = runner_arguments(__doc__, ["ip", "netplug", "netpathd", "netpathd-link"], 200,
+                            "measured toggles per kind and listener")
 
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)

@@ -20,7 +20,6 @@ figures sit slightly above bench/hooks.py's; the comparison between runners is t
 Writes a JSON result to --out.
 """
 
-import argparse
 import json
 import os
 import re
@@ -30,7 +29,7 @@ import sys
 import time
 
 from common import in_ns, median, percentile
-from hooks import Listener, netpathd_config, write_hook
+from hooks import Listener, netpathd_config, runner_arguments, write_hook
 from latency import run_toggles
 
 STAGES = ["read", "fork", "exec", "first_line"]
@@ -118,25 +117,7 @@ def summarize(per_toggle):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ns", required=True, help="namespace of the watched link and the runner")
-    ap.add_argument("--peer-ns", required=True, help="namespace of the veth peer")
-    ap.add_argument("--link", required=True)
-    ap.add_argument("--peer-link", required=True)
-    ap.add_argument("--listener", required=True, choices=["netplug", "netpathd-link"])
-    ap.add_argument("--netpathd", required=True)
-    ap.add_argument("--netplugd", default="netplugd")
-    ap.add_argument("--perf", default="perf")
-    ap.add_argument("--toggle", required=True)
-    ap.add_argument("--stamp", required=True, help="the hookstamp helper (bench/hookstamp.c)")
-    ap.add_argument("--work", required=True, help="directory for the hook, the trace and the logs")
-    ap.add_argument("--count", type=int, default=100, help="traced carrier toggles")
-    ap.add_argument("--warmup", type=int, default=10)
-    ap.add_argument("--gap-ms", type=int, default=40)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
-    if args.count % 2 or args.warmup % 2:
-        sys.exit("--count and --warmup must be even (the link must end as it started)")
+    args = runner_arguments(__doc__, ["netplug", "netpathd-link"], 100, "traced carrier toggles")
 
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
