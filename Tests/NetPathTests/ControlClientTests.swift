@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import NetPath
+import TestSupport
 import Testing
 
 /// The control client against a socket that accepts but never answers (a stuck agent): every
@@ -24,14 +25,7 @@ struct ControlClientTests {
                 .appendingPathComponent("np-silent-\(UUID().uuidString.prefix(8)).sock").path
             let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard listener >= 0 else { throw POSIXError(.init(rawValue: errno)!) }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
+            let bound = withUnixSocketAddress(path) { bind(listener, $0, $1) }
             guard bound == 0, listen(listener, 8) == 0 else {
                 close(listener)
                 throw POSIXError(.init(rawValue: errno)!)

@@ -21,14 +21,7 @@ public final class NotifySocket: @unchecked Sendable {
             ).path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = withUnixSocketAddress(path) { bind(fd, $0, $1) }
         guard bound == 0 else { throw TestFailure("bind \(path): \(errno)") }
         let reader = fd
         let (timed, timedContinuation) = AsyncStream.makeStream(of: Arrival.self)
