@@ -160,7 +160,7 @@ public final class Agent: Service, Sendable {
             control: control,
             recorder: recorder
         )
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await hooks.run() }
                 group.addTask { [input] in
