@@ -80,9 +80,17 @@ final class ControlServer: @unchecked Sendable {
     func start() throws(StartError) {
         try prepareDirectory()
         if access(path, F_OK) == 0 {
-            // A live agent answers on it; a stale file from a crash does not and is replaced.
-            if (try? ControlClient(path: path)) != nil {
+            // A live agent answers on it; a stale file from a crash does not and is replaced. One
+            // whose listen queue stays full is alive but stuck: its socket is not taken over.
+            switch Result(catching: { () throws(ControlClient.Failure) in try ControlClient(path: path) }) {
+            case .success:
                 throw StartError(description: "another netpathd is already listening on \(path)")
+            case .failure(.noReply(_, let timeout)):
+                throw StartError(
+                    description: "another netpathd is listening on \(path) but took no connection within \(timeout)"
+                )
+            case .failure:
+                break
             }
             unlink(path)
         }

@@ -19,8 +19,8 @@ public final class ControlClient {
         case noAgent(path: String, reason: String)
         /// The connection broke or the agent sent something unreadable.
         case protocolError(String)
-        /// The agent accepted the request but sent no reply within `timeout`: it is running but
-        /// stuck (or something else listens on the socket).
+        /// The agent did not take the connection, or sent no reply, within `timeout`: it is
+        /// running but stuck (or something else listens on the socket).
         case noReply(path: String, timeout: Duration)
 
         public var description: String {
@@ -32,7 +32,7 @@ public final class ControlClient {
                 return "talking to netpathd failed: \(message)"
             case .noReply(let path, let timeout):
                 return
-                    "netpathd on \(path) accepted the request but did not reply within \(timeout); it may be stuck (see its log, e.g. journalctl -u netpathd)"
+                    "netpathd on \(path) did not answer within \(timeout); it may be stuck (see its log, e.g. journalctl -u netpathd)"
             }
         }
     }
@@ -40,6 +40,8 @@ public final class ControlClient {
     private let fd: Int32
     private let path: String
     private var buffer: [UInt8] = []
+    /// Set when a request timed out: a late reply would be taken as the next request's.
+    private var abandoned = false
 
     /// How long ``request(_:timeout:)`` waits for the reply to `command` unless told otherwise.
     ///
@@ -54,10 +56,22 @@ public final class ControlClient {
         command == .reload ? .seconds(60) : .seconds(10)
     }
 
+    /// How long connecting (and each send) may block: an agent that stopped accepting lets its
+    /// listen queue fill, and `connect` then waits for room.
+    public static let connectTimeout: Duration = .seconds(10)
+
     /// Connects to the agent's socket.
+    ///
+    /// - Throws: ``Failure/noAgent(path:reason:)`` when nothing listens there,
+    ///   ``Failure/noReply(path:timeout:)`` when the agent's queue stays full for
+    ///   ``connectTimeout``.
     public init(path: String) throws(Failure) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .noAgent(path: path, reason: String(cString: strerror(errno))) }
+        // On Unix sockets SO_SNDTIMEO bounds a blocking connect (EAGAIN) as well as send.
+        let (seconds, attoseconds) = Self.connectTimeout.components
+        var limit = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -72,9 +86,10 @@ public final class ControlClient {
             }
         }
         guard result == 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
             close(fd)
-            throw .noAgent(path: path, reason: reason)
+            if code == EAGAIN || code == EWOULDBLOCK { throw .noReply(path: path, timeout: Self.connectTimeout) }
+            throw .noAgent(path: path, reason: String(cString: strerror(code)))
         }
         self.fd = fd
         self.path = path
@@ -88,6 +103,9 @@ public final class ControlClient {
     /// - Throws: ``Failure/noReply(path:timeout:)`` when none came in time.
     public func request(_ command: ControlCommand, timeout: Duration? = nil) throws(Failure) -> ControlReply {
         let timeout = timeout ?? Self.replyTimeout(for: command)
+        guard !abandoned else {
+            throw .protocolError("an earlier request on this connection got no reply; connect again")
+        }
         try send(ControlRequest(command))
         guard let line = try readLine(until: ContinuousClock.now + timeout, timeout: timeout) else {
             throw .protocolError("the agent closed the connection without replying")
@@ -138,16 +156,22 @@ public final class ControlClient {
     }
 
     /// Returns once the socket has something to read (or its end), throwing at `deadline`.
+    /// The connection is abandoned at the deadline (see ``request(_:timeout:)``).
     private func waitReadable(until deadline: ContinuousClock.Instant, timeout: Duration) throws(Failure) {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { throw .noReply(path: path, timeout: timeout) }
-            // Rounded up, so a wait never ends just short of the deadline and spins.
-            let milliseconds = Int32(min((left / .milliseconds(1)).rounded(.up), Double(Int32.max)))
+            // Rounded up, so a wait never ends just short of the deadline and spins; at or past
+            // it, one look (0 ms) still takes a reply that is already there.
+            let milliseconds = left > .zero ? Int32(min((left / .milliseconds(1)).rounded(.up), Double(Int32.max))) : 0
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let result = poll(&ready, 1, milliseconds)
             if result > 0 { return }
             if result < 0 && errno != EINTR { throw .protocolError(String(cString: strerror(errno))) }
+            if result == 0 && milliseconds == 0 {
+                abandoned = true
+                shutdown()
+                throw .noReply(path: path, timeout: timeout)
+            }
         }
     }
 
@@ -165,6 +189,8 @@ public final class ControlClient {
             }
             if n < 0 {
                 if errno == EINTR { continue }
+                // SO_SNDTIMEO passed: the agent is not reading.
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw .noReply(path: path, timeout: Self.connectTimeout) }
                 throw .protocolError(String(cString: strerror(errno)))
             }
             offset += n

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import NetPath
+import Synchronization
 import TestSupport
 import Testing
 
@@ -9,18 +10,19 @@ import Testing
 /// request gives up at its timeout with an error that says so, and so does `AgentPathSource`.
 @Suite(.timeLimit(.minutes(1)))
 struct ControlClientTests {
-    /// A listening Unix socket that never replies; with `partial`, it accepts the first
-    /// connection and sends those bytes (no newline) before going silent.
-    final class SilentServer: @unchecked Sendable {
-        // @unchecked: `listener` and `path` are set in init and only read afterwards; `accepted`
-        // is written by the accepting thread before `done` is signalled, and read after it.
+    /// A listening Unix socket that never replies; with `sending`, it accepts the first
+    /// connection and sends those bytes before going silent (keeping the connection open).
+    final class SilentServer: Sendable {
         let path: String
         private let listener: Int32
-        private var accepted: Int32 = -1
-        private let done = DispatchSemaphore(value: 0)
-        private var accepting = false
+        /// The accepted connection, set by the accepting thread, closed by deinit.
+        private let accepted = Descriptor()
 
-        init(partial: String? = nil) throws {
+        final class Descriptor: Sendable {
+            let fd = Mutex<Int32>(-1)
+        }
+
+        init(sending bytes: String? = nil) throws {
             let path = FileManager.default.temporaryDirectory
                 .appendingPathComponent("np-silent-\(UUID().uuidString.prefix(8)).sock").path
             let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -32,21 +34,40 @@ struct ControlClientTests {
             }
             self.path = path
             self.listener = listener
-            guard let partial else { return }
-            accepting = true
-            Thread { [self] in
+            guard let bytes else { return }
+            // Captures only the descriptor and the box, not the server: deinit can always run,
+            // and its shutdown(listener) wakes an accept still waiting.
+            let accepted = accepted
+            Thread {
                 let fd = accept(listener, nil, nil)
-                if fd >= 0 { _ = Array(partial.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } }
-                accepted = fd
-                done.signal()
+                guard fd >= 0 else { return }
+                _ = Array(bytes.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                accepted.fd.withLock { $0 = fd }
             }.start()
         }
 
         deinit {
-            // The client has connected by now (each test does), so the thread has finished.
-            if accepting, done.wait(timeout: .now() + 5) == .success, accepted >= 0 { close(accepted) }
+            _ = shutdown(listener, Int32(SHUT_RDWR))
             close(listener)
+            accepted.fd.withLock { if $0 >= 0 { close($0) } }
             unlink(path)
+        }
+    }
+
+    /// One `readLine()` on a thread of its own, and when it returned.
+    final class Reading: @unchecked Sendable {
+        // @unchecked: only `run()`'s thread touches `client` (besides `shutdown()`, which is safe
+        // from any thread); `ended` is behind a lock.
+        private let client: ControlClient
+        private let end = Mutex<ContinuousClock.Instant?>(nil)
+
+        init(_ client: ControlClient) { self.client = client }
+
+        var ended: ContinuousClock.Instant? { end.withLock { $0 } }
+
+        func run() {
+            _ = try? client.readLine()
+            end.withLock { $0 = .now }
         }
     }
 
@@ -65,18 +86,47 @@ struct ControlClientTests {
             }
             #expect(path == server.path)
             #expect(timeout == .milliseconds(300))
-            #expect("\(error)".contains("did not reply within"), "\(error)")
+            #expect("\(error)".contains("did not answer within"), "\(error)")
         }
         let waited = ContinuousClock.now - started
         #expect(waited >= .milliseconds(300), "gave up early: \(waited)")
         #expect(waited < .seconds(5), "the timeout did not hold: \(waited)")
     }
 
-    @Test("a reply that starts but never ends also fails at the timeout")
+    @Test("a reply that starts but never ends also fails at the timeout, and the connection is given up")
     func partialReply() throws {
-        let server = try SilentServer(partial: "{\"ok\":")
+        let server = try SilentServer(sending: "{\"ok\":")
         let client = try ControlClient(path: server.path)
-        #expect(throws: ControlClient.Failure.self) { _ = try client.request(.hooks, timeout: .milliseconds(300)) }
+        do {
+            _ = try client.request(.hooks, timeout: .milliseconds(300))
+            Issue.record("half a line was taken as a reply")
+        } catch {
+            guard case .noReply = error else {
+                Issue.record("expected noReply, got \(error)")
+                return
+            }
+        }
+        // A late reply must not answer the next request: the client refuses to reuse the line.
+        #expect(throws: ControlClient.Failure.self) { _ = try client.request(.status, timeout: .milliseconds(300)) }
+    }
+
+    @Test("after the monitor acknowledgement, reading events waits past the reply timeout")
+    func monitorStreamWaits() async throws {
+        let server = try SilentServer(sending: "{\"ok\":true,\"monitoring\":true}\n")
+        let client = try ControlClient(path: server.path)
+        let reply = try client.request(.monitor, timeout: .milliseconds(200))
+        #expect(reply.ok && reply.monitoring == true)
+        let reading = Reading(client)
+        let started = ContinuousClock.now
+        Thread { reading.run() }.start()
+        // Twice the reply timeout with no event: the reader must still be waiting.
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(reading.ended == nil, "readLine() gave up while the agent was only quiet")
+        client.shutdown()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while reading.ended == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let end = try #require(reading.ended, "readLine() did not return after shutdown()")
+        #expect(end - started >= .milliseconds(400))
     }
 
     @Test("queries wait 10 s, a reload 60 s (it may wait for startup hooks)")
