@@ -26,6 +26,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from common import in_ns, median, percentile
@@ -71,17 +72,17 @@ def stages(events, runner_pid, toggle_pid):
         end = events[changes[k + 1]][0] if k + 1 < len(changes) else float("inf")
         window = [e for e in events[i + 1:] if e[0] < end]
         read = next((e for e in window if e[2] == runner_pid and e[4] == "syscalls:sys_enter_recvmsg"), None)
-        # The hook: the first process other than the runner that execs in the window.
-        exec_event = next((e for e in window if e[4] == "sched:sched_process_exec" and e[2] != runner_pid), None)
+        # The hook: the first exec of a process the runner forked (other programs starting on
+        # the machine meanwhile are not it).
+        children = {int(m.group(1)) for e in window if e[2] == runner_pid and e[4] == "sched:sched_process_fork"
+                    for m in [re.search(r"child_pid=(\d+)", e[5])] if m}
+        exec_event = next((e for e in window if e[4] == "sched:sched_process_exec" and e[2] in children), None)
         if read is None or exec_event is None:
             result.append(None)
             continue
         child = exec_event[2]
-        fork = next((e for e in window if e[4] == "sched:sched_process_fork"
-                     and re.search(rf"child_pid={child}\b", e[5])), None)
-        if fork is None:
-            result.append(None)
-            continue
+        fork = next(e for e in window if e[2] == runner_pid and e[4] == "sched:sched_process_fork"
+                    and re.search(rf"child_pid={child}\b", e[5]))
         parent_tid = fork[3]
         clone = None
         for e in window:
@@ -116,7 +117,39 @@ def summarize(per_toggle):
     return out
 
 
+def start_perf(perf_binary, data, work):
+    """`perf record -a` of EVENTS, returned once its events are open and enabled: it starts
+    disabled and acknowledges an `enable` on its control FIFOs (perf ≥ 5.10)."""
+    control, ack = os.path.join(work, "perf.ctl"), os.path.join(work, "perf.ack")
+    for fifo in (control, ack):
+        if os.path.exists(fifo):
+            os.unlink(fifo)
+        os.mkfifo(fifo)
+    log = os.path.join(work, "perf.log")
+    perf = subprocess.Popen([perf_binary, "record", "-q", "-a", "-D", "-1", "--control", f"fifo:{control},{ack}",
+                             "-o", data, *EVENTS], stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+    answer = []
+
+    def handshake():
+        # Each open blocks until perf opens the other end.
+        with open(control, "w") as ctl, open(ack) as acknowledgement:
+            ctl.write("enable\n")
+            ctl.flush()
+            answer.append(acknowledgement.readline().strip())
+
+    waiter = threading.Thread(target=handshake, daemon=True)
+    waiter.start()
+    waiter.join(30)
+    if answer != ["ack"]:
+        perf.kill()
+        sys.exit("perf record did not start: " + open(log).read()[-2000:])
+    return perf
+
+
 def main():
+    # run.sh's cleanup sends SIGTERM: leave through the finally below, which stops perf (it
+    # traces the whole machine, outside the namespaces run.sh deletes).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("hooktrace.py: terminated"))
     args = runner_arguments(__doc__, ["netplug", "netpathd-link"], 100, "traced carrier toggles")
 
     work = os.path.abspath(args.work)
@@ -142,15 +175,13 @@ def main():
         listener.start()
         run_toggles(args.toggle, args.peer_ns, args.peer_link, args.warmup, args.gap_ms)
         time.sleep(0.3)
-        perf = subprocess.Popen([args.perf, "record", "-q", "-a", "-o", data, *EVENTS],
-                                stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "perf.log"), "w"))
-        time.sleep(1.0)  # perf has opened its events
-        if perf.poll() is not None:
-            sys.exit("perf record failed: " + open(os.path.join(work, "perf.log")).read()[-2000:])
+        perf = start_perf(args.perf, data, work)
         # The toggle helper runs as a child of `ip netns exec`, which execs it: that pid is ours.
         proc = subprocess.Popen(in_ns(args.peer_ns, [args.toggle, args.peer_link, str(args.count), str(args.gap_ms)]),
                                 stdout=subprocess.PIPE, text=True)
         proc.communicate()
+        if proc.returncode != 0:
+            sys.exit(f"the toggle helper failed (exit {proc.returncode})")
         toggle_pid = proc.pid
         time.sleep(0.3)
         perf.send_signal(signal.SIGINT)
@@ -164,7 +195,10 @@ def main():
         listener.stop()
 
     script = subprocess.run([args.perf, "script", "-i", data, "-F", "comm,pid,tid,time,event,trace"],
-                            capture_output=True, text=True).stdout
+                            capture_output=True, text=True)
+    if script.returncode != 0:
+        sys.exit("perf script failed: " + script.stderr[-2000:])
+    script = script.stdout
     per_toggle = stages(parse(script), runner_pid, toggle_pid)
     result = {"listener": name, "count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, **summarize(per_toggle)}
     os.unlink(data)

@@ -222,6 +222,7 @@ def render(results, netpathctl):
 
     traces = {runner: load(results, f"hooktrace-{runner}.json") for runner in ("netplug", "netpathd-link")
               if os.path.exists(os.path.join(results, f"hooktrace-{runner}.json"))}
+    traces = {r: t for r, t in traces.items() if t["traced"] > 0}
     if len(traces) == 2:
         count = traces["netplug"]["count"]
         w(f"### Hook start, split by kernel tracepoints (µs after the change, medians; {count} carrier toggles "
