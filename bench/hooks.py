@@ -196,16 +196,22 @@ def runner_arguments(description, listeners, count, count_help):
     return args
 
 
-def main():
-    args = runner_arguments(__doc__, ["ip", "netplug", "netpathd", "netpathd-link"], 200,
-                            "measured toggles per kind and listener")
-
+def prepare_work(args):
+    """The work directory (0755, so the hook's directory passes netpathd's trust check), the
+    stamps file path, the hooks directory and the hook written into it."""
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
     os.chmod(work, 0o755)
     stamps = os.path.join(work, "stamps")
     hooks_dir = os.path.join(work, "hooks.d")
-    hook = write_hook(hooks_dir, os.path.abspath(args.stamp), stamps)
+    return work, stamps, hooks_dir, write_hook(hooks_dir, os.path.abspath(args.stamp), stamps)
+
+
+def main():
+    args = runner_arguments(__doc__, ["ip", "netplug", "netpathd", "netpathd-link"], 200,
+                            "measured toggles per kind and listener")
+
+    work, stamps, hooks_dir, hook = prepare_work(args)
     config = netpathd_config(work, hooks_dir, link_rule=args.link if args.listener == "netpathd-link" else None)
     socket_path = os.path.join(work, "netpathd.sock")
 

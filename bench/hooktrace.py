@@ -30,7 +30,7 @@ import threading
 import time
 
 from common import in_ns, median, percentile
-from hooks import Listener, netpathd_config, runner_arguments, write_hook
+from hooks import Listener, netpathd_config, prepare_work, runner_arguments
 from latency import run_toggles
 
 STAGES = ["read", "fork", "exec", "first_line"]
@@ -152,12 +152,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("hooktrace.py: terminated"))
     args = runner_arguments(__doc__, ["netplug", "netpathd-link"], 100, "traced carrier toggles")
 
-    work = os.path.abspath(args.work)
-    os.makedirs(work, exist_ok=True)
-    os.chmod(work, 0o755)
-    stamps = os.path.join(work, "stamps")
-    hooks_dir = os.path.join(work, "hooks.d")
-    hook = write_hook(hooks_dir, os.path.abspath(args.stamp), stamps)
+    work, stamps, hooks_dir, hook = prepare_work(args)
     socket_path = os.path.join(work, "netpathd.sock")
     if args.listener == "netplug":
         name = "netplug"
