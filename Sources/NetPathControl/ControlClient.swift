@@ -40,8 +40,6 @@ public final class ControlClient {
     private let fd: Int32
     private let path: String
     private var buffer: [UInt8] = []
-    /// Set when a request timed out: a late reply would be taken as the next request's.
-    private var abandoned = false
 
     /// How long ``request(_:timeout:)`` waits for the reply to `command` unless told otherwise.
     ///
@@ -103,11 +101,8 @@ public final class ControlClient {
     /// - Throws: ``Failure/noReply(path:timeout:)`` when none came in time.
     public func request(_ command: ControlCommand, timeout: Duration? = nil) throws(Failure) -> ControlReply {
         let timeout = timeout ?? Self.replyTimeout(for: command)
-        guard !abandoned else {
-            throw .protocolError("an earlier request on this connection got no reply; connect again")
-        }
         try send(ControlRequest(command))
-        guard let line = try readLine(until: ContinuousClock.now + timeout, timeout: timeout) else {
+        guard let line = try readLine(within: timeout) else {
             throw .protocolError("the agent closed the connection without replying")
         }
         do {
@@ -131,19 +126,19 @@ public final class ControlClient {
     /// The next line the agent sends (for `monitor`); `nil` when the agent closed the connection.
     /// Waits as long as it takes.
     public func readLine() throws(Failure) -> String? {
-        try readLine(until: nil, timeout: .zero)
+        try readLine(within: nil)
     }
 
-    /// The next line, waiting until `deadline` at most (forever when `nil`); `timeout` is only
-    /// for the error.
-    private func readLine(until deadline: ContinuousClock.Instant?, timeout: Duration) throws(Failure) -> String? {
+    /// The next line, waiting `timeout` at most (forever when `nil`).
+    private func readLine(within timeout: Duration?) throws(Failure) -> String? {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
                 return line
             }
-            if let deadline { try waitReadable(until: deadline, timeout: timeout) }
+            if let deadline, let timeout { try waitReadable(until: deadline, timeout: timeout) }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 {
@@ -156,7 +151,8 @@ public final class ControlClient {
     }
 
     /// Returns once the socket has something to read (or its end), throwing at `deadline`.
-    /// The connection is abandoned at the deadline (see ``request(_:timeout:)``).
+    /// At the deadline the connection is shut down: a late reply must not be taken as the next
+    /// request's (sending on it fails from then on).
     private func waitReadable(until deadline: ContinuousClock.Instant, timeout: Duration) throws(Failure) {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
@@ -168,7 +164,6 @@ public final class ControlClient {
             if result > 0 { return }
             if result < 0 && errno != EINTR { throw .protocolError(String(cString: strerror(errno))) }
             if result == 0 && milliseconds == 0 {
-                abandoned = true
                 shutdown()
                 throw .noReply(path: path, timeout: timeout)
             }
