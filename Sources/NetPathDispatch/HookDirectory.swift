@@ -1,4 +1,5 @@
 import Logging
+import NetPathCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -70,7 +71,7 @@ public final class HookDirectory: Sendable {
             return names
         }
         let names = (try? listNames()) ?? []
-        let candidates = names.filter { HookEntry.IgnoreReason(name: $0) == nil && !$0.contains(Self.replacement) }
+        let candidates = names.filter { HookEntry.IgnoreReason(name: $0) == nil && Self.isValidName($0) }
         let now = Self.realtimeNanoseconds()
         let listing = Listing(stamp: stamp, names: candidates, reusable: now - stamp.mtime > Self.racyWindow)
         cache.withLock { $0 = listing }
@@ -86,7 +87,7 @@ public final class HookDirectory: Sendable {
             if let reason = HookEntry.IgnoreReason(name: name) {
                 return HookEntry(name: name, status: .ignored(reason))
             }
-            if name.contains(Self.replacement) { return HookEntry(name: name, status: .refused(.invalidName)) }
+            if !Self.isValidName(name) { return HookEntry(name: name, status: .refused(.invalidName)) }
             do throws(HookRefusal) {
                 _ = try open(name)
                 return HookEntry(name: name, status: .accepted)
@@ -109,7 +110,7 @@ public final class HookDirectory: Sendable {
             let key = name + "\0" + error.code
             if logged.withLock({ $0.insert(key).inserted }) {
                 logger.warning(
-                    "hook refused: \(name): \(error)",
+                    "hook refused: \(name.escapingControlCharacters): \(error)",
                     metadata: ["hook": .string(name), "reason": .string(error.code), "hooks_dir": .string(path)]
                 )
             }
@@ -119,31 +120,22 @@ public final class HookDirectory: Sendable {
 
     private func check(_ name: String) throws(HookRefusal) -> OpenedHook {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw .cannotOpen(errno: ENOENT) }
-        let directory = Glibc.open(path, Self.openPath | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { throw .cannotOpen(errno: errno) }
-        defer { close(directory) }
-        var directoryStatus = stat()
-        guard fstat(directory, &directoryStatus) == 0 else { throw .cannotOpen(errno: errno) }
-        // O_PATH: no read access needed, no side effect of opening a FIFO or device, and the
-        // descriptor can still be fstat'ed and executed. Symlinks are followed on purpose: the
-        // target is what runs, so the target is what is checked.
-        let descriptor = openat(directory, name, Self.openPath | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .cannotOpen(errno: errno) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw .cannotOpen(errno: code)
-        }
-        if let refusal = policy.refusal(
-            mode: UInt32(status.st_mode),
-            owner: UInt32(status.st_uid),
-            directoryMode: UInt32(directoryStatus.st_mode)
-        ) {
-            close(descriptor)
+        guard Self.isValidName(name) else { throw .invalidName }
+        // Every directory from `/` to the hooks directory, then the hook (following a symlink:
+        // the target is what runs, so the target and every directory on its way are checked).
+        let directory = try TrustedPath.open(path, policy: policy)
+        guard directory.status.st_mode & S_IFMT == S_IFDIR else { throw .cannotOpen(errno: ENOTDIR) }
+        let file = try TrustedPath.open(name, from: directory, policy: policy)
+        if let refusal = policy.refusal(mode: UInt32(file.status.st_mode), owner: UInt32(file.status.st_uid)) {
             throw refusal
         }
-        return OpenedHook(name: name, descriptor: descriptor, status: status)
+        return OpenedHook(name: name, directory: directory.path, file: file)
+    }
+
+    /// Whether `name` can be a hook's name: valid UTF-8 (as listed, without repairs) and no
+    /// control characters, so it fits one line of `netpathctl hooks` and of the log.
+    static func isValidName(_ name: String) -> Bool {
+        !name.contains(replacement) && !name.containsControlCharacters
     }
 
     private func stampNow() -> Stamp? {
@@ -177,10 +169,6 @@ public final class HookDirectory: Sendable {
         names.sort { $0.lexicographicallyPrecedes($1) }
         return names.map { String(decoding: $0, as: UTF8.self) }
     }
-
-    /// `O_PATH` from `<fcntl.h>`: Glibc's Swift module hides it behind `_GNU_SOURCE`. Its value is
-    /// the same on every Linux architecture Swift supports.
-    static let openPath: Int32 = 0o10_000_000
 
     static func realtimeNanoseconds() -> Int64 {
         var now = timespec()

@@ -7,9 +7,9 @@ import NetPathCore
 ///
 /// - **argv**: `[NAME, INTERFACE, EVENT]`. `INTERFACE` is the interface the event concerns; for
 ///   a path event, the path's primary interface, or `""` when there is none. `EVENT` is the event
-///   name (`up`, `carrier-down`, `satisfied`, …). A `#!` script sees the kernel's path of the
-///   executed file as `$0` (`/proc/PID/fd/N`, see ``OpenedHook/executablePath``), like any
-///   script run by `execve`; `$1` and `$2` are the interface and the event.
+///   name (`up`, `carrier-down`, `satisfied`, …). A `#!` script sees its real path as `$0`
+///   (`/etc/netpath/hooks.d/NAME`, see ``OpenedHook/executablePath``), as from run-parts or
+///   NetworkManager-dispatcher; `$1` and `$2` are the interface and the event.
 /// - **environment**, exactly these variables and nothing inherited from the agent:
 ///
 ///   | variable | value |
@@ -55,8 +55,8 @@ public struct HookInvocation: Hashable, Sendable {
         "NETPATH_ADDRESSES", "NETPATH_GATEWAYS", "NETPATH_STARTUP", "PATH", "LANG",
     ]
 
-    /// The hook's file name in the hooks directory; the program run is that file, checked and
-    /// held open (``OpenedHook``).
+    /// The hook's file name in the hooks directory; the program run is that file, as checked
+    /// (``OpenedHook``).
     public var hook: String
     /// The full argv, argv[0] included: `[hook, interface, event]`.
     public var arguments: [String]

@@ -1,3 +1,5 @@
+import NetPathCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -17,9 +19,15 @@ public enum HookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case writableByGroupOrOthers(mode: UInt32)
     /// The setuid or setgid bit is set.
     case setuidOrSetgid(mode: UInt32)
-    /// The group or others may write the hooks directory, so anyone could swap a hook.
-    case directoryWritableByGroupOrOthers(mode: UInt32)
-    /// The name is not valid UTF-8, so it cannot be named in config or passed as argv[0].
+    /// A directory on the hook's path (`/` down to the hooks directory, and every directory a
+    /// symlink leads through) is owned by someone other than root or the agent's user, who could
+    /// swap the hook.
+    case directoryUntrustedOwner(path: String, uid: UInt32)
+    /// The group or others may write a directory on the hook's path (a sticky bit does not make it
+    /// safe), so they could swap the hook.
+    case directoryWritableByGroupOrOthers(path: String, mode: UInt32)
+    /// The name is not valid UTF-8 or holds a control character, so it cannot be named in config,
+    /// shown in one line of a listing or a log, or passed as argv[0] unchanged.
     case invalidName
     /// Opening or inspecting the file failed (dangling symlink, loop, permission).
     case cannotOpen(errno: Int32)
@@ -33,6 +41,7 @@ public enum HookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         case .untrustedOwner: return "untrusted-owner"
         case .writableByGroupOrOthers: return "writable-by-group-or-others"
         case .setuidOrSetgid: return "setuid-or-setgid"
+        case .directoryUntrustedOwner: return "directory-untrusted-owner"
         case .directoryWritableByGroupOrOthers: return "directory-writable-by-group-or-others"
         case .invalidName: return "invalid-name"
         case .cannotOpen: return "cannot-open"
@@ -46,9 +55,12 @@ public enum HookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         case .untrustedOwner(let uid): return "owned by uid \(uid), not by root or the agent's user"
         case .writableByGroupOrOthers(let mode): return "writable by group or others (mode \(Self.octal(mode)))"
         case .setuidOrSetgid(let mode): return "setuid or setgid (mode \(Self.octal(mode)))"
-        case .directoryWritableByGroupOrOthers(let mode):
-            return "the hooks directory is writable by group or others (mode \(Self.octal(mode)))"
-        case .invalidName: return "the file name is not valid UTF-8"
+        case .directoryUntrustedOwner(let path, let uid):
+            return "directory \(path.escapingControlCharacters) is owned by uid \(uid), not by root or the agent's user"
+        case .directoryWritableByGroupOrOthers(let path, let mode):
+            return
+                "directory \(path.escapingControlCharacters) is writable by group or others (mode \(Self.octal(mode)))"
+        case .invalidName: return "the file name is not valid UTF-8 or holds a control character"
         case .cannotOpen(let code): return "cannot open: \(String(cString: strerror(code)))"
         }
     }
@@ -72,14 +84,12 @@ struct TrustPolicy: Sendable {
         return TrustPolicy(trustedOwners: [0, euid], effectiveUID: euid)
     }
 
-    /// The first rule `file` breaks inside a directory with `directoryMode`, or `nil` when it may run.
+    /// The first rule a file breaks, or `nil` when it may run. Its directories are checked apart,
+    /// by ``directoryRefusal(path:mode:owner:)``, as the path is walked (``TrustedPath``).
     ///
-    /// Order: the directory first (it taints every file), then what the file is, who owns it,
-    /// who may write it, setuid/setgid, and last whether it can run at all.
-    func refusal(mode: UInt32, owner: UInt32, directoryMode: UInt32) -> HookRefusal? {
-        if directoryMode & UInt32(S_IWGRP | S_IWOTH) != 0 {
-            return .directoryWritableByGroupOrOthers(mode: directoryMode)
-        }
+    /// Order: what the file is, who owns it, who may write it, setuid/setgid, and last whether it
+    /// can run at all.
+    func refusal(mode: UInt32, owner: UInt32) -> HookRefusal? {
         let type = mode & UInt32(S_IFMT)
         guard type == UInt32(S_IFREG) else { return .notRegularFile(Self.kind(type)) }
         guard trustedOwners.contains(owner) else { return .untrustedOwner(uid: owner) }
@@ -89,6 +99,15 @@ struct TrustPolicy: Sendable {
         // the file, as just checked) needs the owner's bit.
         let executeBits = effectiveUID == 0 ? UInt32(S_IXUSR | S_IXGRP | S_IXOTH) : UInt32(S_IXUSR)
         if mode & executeBits == 0 { return .notExecutable(mode: mode) }
+        return nil
+    }
+
+    /// The rule directory `path` breaks, or `nil` when only root or the agent's user can change
+    /// its entries: owned by one of them, not writable by group or others. The sticky bit is not
+    /// an exception (see ``TrustedPath``).
+    func directoryRefusal(path: String, mode: UInt32, owner: UInt32) -> HookRefusal? {
+        guard trustedOwners.contains(owner) else { return .directoryUntrustedOwner(path: path, uid: owner) }
+        if mode & UInt32(S_IWGRP | S_IWOTH) != 0 { return .directoryWritableByGroupOrOthers(path: path, mode: mode) }
         return nil
     }
 

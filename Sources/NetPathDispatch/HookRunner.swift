@@ -11,13 +11,9 @@ import Synchronization
 ///
 /// Process handling is swift-subprocess's (`posix_spawn` with a cleared environment, every
 /// descriptor above 2 closed, default signal dispositions, `setpgid(0, 0)`, `/` as working
-/// directory, pidfd-based reaping, epoll-driven pipes). What it cannot do directly is execute an
-/// already-open descriptor (`execveat`/`fexecve`) or pass one through to the child; the runner
-/// executes `/proc/AGENT_PID/fd/N` instead (see ``OpenedHook/executablePath``), which the kernel
-/// resolves to the same open file, so the checked inode is the one that runs — for a `#!` script
-/// too, whose interpreter reopens that path while the agent holds the descriptor. A hand-rolled
-/// `fork`/`exec` shim would buy nothing beyond that and lose the library's care with descriptor
-/// leaks, signal masks and reaping.
+/// directory, pidfd-based reaping, epoll-driven pipes). The file executed is
+/// ``OpenedHook/executablePath``, the hook's real path; why that is safe after the check is
+/// written there.
 ///
 /// Timeout: when it passes, SIGTERM goes to the hook's process group, SIGKILL after
 /// ``Options/terminationGrace``; whatever is still in the group when the leader is gone is
@@ -63,9 +59,6 @@ public struct HookRunner: Sendable {
     ///
     /// Never throws: a hook that cannot start is a ``HookResult/Termination/failedToStart(_:)``.
     public func run(_ invocation: HookInvocation, executing hook: OpenedHook) async -> HookResult {
-        // The descriptor must stay open until the run is over (a script's interpreter opens it
-        // after exec), though `hook` is not otherwise used after the spawn.
-        defer { withExtendedLifetime(hook) {} }
         let start = ContinuousClock.now
         let group = ProcessGroup()
         let budget = OutputBudget(bytes: options.output.bytesPerRun)

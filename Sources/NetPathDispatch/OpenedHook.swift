@@ -2,20 +2,26 @@
     import Glibc
 #endif
 
-/// A hook file that passed the trust checks, held open: the exact file that was checked is the
-/// one that runs.
+/// A hook file that passed the trust checks: what runs, and what it was when it was checked.
 ///
-/// ``HookDirectory/open(_:)`` opens the file with `O_PATH | O_CLOEXEC` (following a symlink),
-/// checks `fstat` of that descriptor, and ``HookRunner`` executes the same descriptor. Renaming
-/// another file over the hook's name after the check changes nothing: the descriptor still
-/// names the checked inode.
+/// ``HookDirectory/open(_:)`` walks the path from `/` (``TrustedPath``), checking every directory
+/// on it and on a symlink target's path, then the file itself. ``HookRunner`` executes
+/// ``executablePath``, so a script's `$0` is its real path and `dirname "$0"` works as hook
+/// authors (and the scripts other dispatchers run) expect.
 ///
-/// - Important: Keep the value alive until the hook process has exited. A script's interpreter
-///   opens the script by the path the kernel hands it (``executablePath``), which is valid only
-///   while this descriptor is open in the agent.
-public final class OpenedHook: Sendable {
+/// How the check-then-exec race stays closed: the kernel resolves ``executablePath`` again at
+/// exec, but every directory it passes through is owned by root or the agent's user and closed
+/// to group and others, and so is the file. Between the check and the exec only those two can
+/// rename, replace or rewrite anything on the way — and they could equally edit the hook itself.
+/// (Before the directories were checked, the runner executed the checked descriptor through
+/// `/proc/PID/fd/N`, which closed the race for the file but gave scripts a useless `$0`.)
+public struct OpenedHook: Hashable, Sendable {
     /// The file name in the hooks directory (argv[0] of the hook).
     public let name: String
+    /// The path that is executed: the hooks directory's resolved path (no symlinks) and ``name``.
+    public let executablePath: String
+    /// Where the name leads, every symlink followed: the file that was checked.
+    public let resolvedPath: String
     /// The device and inode of the checked file.
     public let device: UInt64
     public let inode: UInt64
@@ -23,27 +29,15 @@ public final class OpenedHook: Sendable {
     public let mode: UInt32
     public let owner: UInt32
     public let size: Int64
-    let descriptor: Int32
 
-    init(name: String, descriptor: Int32, status: stat) {
+    init(name: String, directory: String, file: TrustedPath) {
         self.name = name
-        self.descriptor = descriptor
-        self.device = UInt64(status.st_dev)
-        self.inode = UInt64(status.st_ino)
-        self.mode = UInt32(status.st_mode)
-        self.owner = UInt32(status.st_uid)
-        self.size = Int64(status.st_size)
+        self.executablePath = (directory == "/" ? "" : directory) + "/" + name
+        self.resolvedPath = file.path
+        self.device = UInt64(file.status.st_dev)
+        self.inode = UInt64(file.status.st_ino)
+        self.mode = UInt32(file.status.st_mode)
+        self.owner = UInt32(file.status.st_uid)
+        self.size = Int64(file.status.st_size)
     }
-
-    deinit { close(descriptor) }
-
-    /// The path that executes the held descriptor from a child process: `/proc/AGENT_PID/fd/N`.
-    ///
-    /// Why not `/proc/self/fd/N` or `execveat(fd, "", AT_EMPTY_PATH)`: the child closes every
-    /// descriptor above 2 before it execs (swift-subprocess does, and a hook must not inherit
-    /// the agent's descriptors), so in the child the descriptor no longer exists. The agent's
-    /// own entry stays valid, names the same open file, and is reachable by the child, which has
-    /// the agent's credentials. For a `#!` script the kernel passes this path to the interpreter,
-    /// which reopens it — still the checked inode, because the agent holds it open.
-    public var executablePath: String { "/proc/\(getpid())/fd/\(descriptor)" }
 }

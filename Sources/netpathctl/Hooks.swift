@@ -11,8 +11,9 @@ extension Netpathctl {
             abstract: "List the files in the hooks directory: accepted, refused (and why) or ignored.",
             discussion: """
                 A hook runs only if it is a regular executable file owned by root (or netpathd's own \
-                user), not writable by group or others, not setuid/setgid, in a directory not \
-                writable by group or others. Dotfiles, backups (~) and package-manager leftovers \
+                user), not writable by group or others, not setuid/setgid, and every directory on \
+                its path (from / to the hooks directory, and to a symlink's target) is owned by \
+                root and not writable by group or others. Dotfiles, backups (~) and package-manager leftovers \
                 (.dpkg-*, .rpm*) are ignored.
                 """
         )

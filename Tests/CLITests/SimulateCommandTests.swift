@@ -93,9 +93,7 @@ struct SimulateCommandTests {
 struct SimulateRunHooksTests {
     @Test("--run-hooks runs the hooks the rules name, with the event's argv and rule")
     func runsTheNamedHooks() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "np-simhooks-\(UUID().uuidString.prefix(8))"
-        )
+        let dir = try ScratchDirectory.make("np-simhooks")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         chmod(dir.path, 0o755)

@@ -15,8 +15,7 @@ final class AgentHarness: @unchecked Sendable {
     let process: RunningProcess
     let stderr = Recorder<String>()
 
-    /// A hook that appends "RULE EVENT INTERFACE STARTUP" per run to `log`. The path is written
-    /// into the script: a hook run through its file descriptor cannot find its own directory.
+    /// A hook that appends "RULE EVENT INTERFACE STARTUP" per run to `log`.
     static func recordingHook(log: String) -> String {
         """
         #!/bin/sh
@@ -28,9 +27,7 @@ final class AgentHarness: @unchecked Sendable {
     init(namespace: NetworkNamespace, config: String, environment: [String: String] = [:], arguments: [String] = [])
         async throws
     {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "np-agent-\(UUID().uuidString.prefix(8))"
-        )
+        directory = try ScratchDirectory.make("np-agent")
         hooks = directory.appendingPathComponent("hooks.d")
         try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
         chmod(directory.path, 0o755)

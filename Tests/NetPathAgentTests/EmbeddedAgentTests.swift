@@ -9,9 +9,7 @@ struct EmbeddedAgentTests {
     func embeddedPluginReceivesEvents() async throws {
         try await NetworkNamespace.with(["embed", "peer"]) { namespaces in
             try AgentLifecycleTests.uplink(namespaces)
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "np-embed-\(UUID().uuidString.prefix(8))"
-            )
+            let dir = try ScratchDirectory.make("np-embed")
             try FileManager.default.createDirectory(
                 at: dir.appendingPathComponent("hooks.d"),
                 withIntermediateDirectories: true

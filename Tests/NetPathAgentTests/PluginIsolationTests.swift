@@ -14,9 +14,7 @@ struct PluginIsolationTests {
     func misbehavingPluginsAreIsolated() async throws {
         try await NetworkNamespace.with(["iso", "peer"]) { namespaces in
             try AgentLifecycleTests.uplink(namespaces)
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "np-iso-\(UUID().uuidString.prefix(8))"
-            )
+            let dir = try ScratchDirectory.make("np-iso")
             let hooks = dir.appendingPathComponent("hooks.d")
             try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
             chmod(dir.path, 0o755)

@@ -9,11 +9,10 @@ import TestSupport
 struct TemporaryDirectory {
     let path: String
 
-    /// Runs `body` with a fresh directory under /tmp, removed afterwards whatever happens.
+    /// Runs `body` with a fresh directory that passes the hook trust rules (``ScratchDirectory``),
+    /// removed afterwards whatever happens.
     static func with<T>(_ body: (TemporaryDirectory) async throws -> T) async throws -> T {
-        var template = Array("/tmp/netpath-hooks-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp: \(String(cString: strerror(errno)))") }
-        let directory = TemporaryDirectory(path: String(cString: made))
+        let directory = TemporaryDirectory(path: try ScratchDirectory.make("netpath-hooks").path)
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         try directory.chmod(".", 0o755)
         return try await body(directory)

@@ -70,7 +70,7 @@ struct HookDirectoryTests {
             }
         }
 
-        var expected: HookRefusal {
+        func expected(in dir: String) -> HookRefusal {
             switch self {
             case .ownedByNobody: return .untrustedOwner(uid: 65534)
             case .groupWritable: return .writableByGroupOrOthers(mode: 0o100775)
@@ -82,8 +82,8 @@ struct HookDirectoryTests {
             case .fifo: return .notRegularFile("fifo")
             case .symlinkToUnsafeFile: return .writableByGroupOrOthers(mode: 0o100777)
             case .danglingSymlink: return .cannotOpen(errno: ENOENT)
-            case .directoryWritableByOthers: return .directoryWritableByGroupOrOthers(mode: 0o40757)
-            case .directoryWritableByGroup: return .directoryWritableByGroupOrOthers(mode: 0o40775)
+            case .directoryWritableByOthers: return .directoryWritableByGroupOrOthers(path: dir, mode: 0o40757)
+            case .directoryWritableByGroup: return .directoryWritableByGroupOrOthers(path: dir, mode: 0o40775)
             }
         }
     }
@@ -95,11 +95,12 @@ struct HookDirectoryTests {
                 try unsafe.prepare(dir, outside: outside)
                 let log = LogStore()
                 let hooks = HookDirectory(path: dir.path, logger: log.logger)
-                #expect(hooks.entries() == [HookEntry(name: "50-hook", status: .refused(unsafe.expected))])
-                #expect(throws: unsafe.expected) { try hooks.open("50-hook") }
+                let expected = unsafe.expected(in: dir.path)
+                #expect(hooks.entries() == [HookEntry(name: "50-hook", status: .refused(expected))])
+                #expect(throws: expected) { try hooks.open("50-hook") }
                 // Logged once per file and reason, however often it is looked at.
                 _ = try? hooks.open("50-hook")
-                #expect(log.with("reason", unsafe.expected.code).count == 1)
+                #expect(log.with("reason", expected.code).count == 1)
             }
         }
     }
@@ -142,24 +143,34 @@ struct HookDirectoryTests {
         #expect(hooks.entries() == [])
     }
 
-    @Test("a file renamed over the hook after its check is not what runs: the checked content runs")
-    func swapAfterCheckRunsTheCheckedFile() async throws {
+    @Test("a hook's $0 is its real path in the hooks directory, for a file and for a symlink")
+    func dollarZeroIsTheRealPath() async throws {
         try await TemporaryDirectory.with { dir in
-            try dir.hook("10-hook", "echo checked > \(dir.path("ran"))")
-            let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
-            let opened = try hooks.open("10-hook")
-            // Another file, safe or not, takes the name between the check and the exec.
-            try dir.hook("swap", "echo swapped > \(dir.path("ran"))", mode: 0o777)
-            guard rename(dir.path("swap"), dir.path("10-hook")) == 0 else { throw TestFailure("rename") }
-            let invocation = try HookInvocation(
-                hook: "10-hook",
-                event: Events.interface(.up, "eth0"),
-                rule: nil,
-                timeout: .seconds(10)
-            )
-            let result = await HookRunner(logger: LogStore().logger).run(invocation, executing: opened)
-            #expect(result.termination == .exited(0))
-            #expect(dir.read("ran") == "checked\n")
+            try await TemporaryDirectory.with { outside in
+                try dir.hook("10-file", "echo \"$0\" > \(dir.path("file-ran"))")
+                let target = try outside.hook(
+                    "target",
+                    "echo \"$0 $(basename \"$0\") $(dirname \"$0\")\" > \(dir.path("link-ran"))"
+                )
+                try FileManager.default.createSymbolicLink(atPath: dir.path("20-link"), withDestinationPath: target)
+                let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
+                let runner = HookRunner(logger: LogStore().logger)
+                for name in ["10-file", "20-link"] {
+                    let invocation = try HookInvocation(
+                        hook: name,
+                        event: Events.interface(.up, "eth0"),
+                        rule: nil,
+                        timeout: .seconds(10)
+                    )
+                    let result = await runner.run(invocation, executing: try hooks.open(name))
+                    #expect(result.termination == .exited(0))
+                }
+                #expect(dir.read("file-ran") == dir.path("10-file") + "\n")
+                // A symlinked hook is run by its name in the hooks directory, as run-parts and
+                // NetworkManager-dispatcher run it; what was checked is the target.
+                #expect(dir.read("link-ran") == "\(dir.path("20-link")) 20-link \(dir.path)\n")
+                #expect(try hooks.open("20-link").resolvedPath == target)
+            }
         }
     }
 

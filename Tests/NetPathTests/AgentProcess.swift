@@ -16,9 +16,7 @@ final class AgentProcess: @unchecked Sendable {
     /// Starts `netpathd --config FILE --control-socket PATH` in `namespace` with `config` (an
     /// empty hooks directory is added to its `[agent]` table).
     init(namespace: NetworkNamespace, config: String) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "np-follow-\(UUID().uuidString.prefix(8))"
-        )
+        directory = try ScratchDirectory.make("np-follow")
         let hooks = directory.appendingPathComponent("hooks.d")
         try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
         chmod(directory.path, 0o755)

@@ -1,0 +1,183 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A file reached from `/` one component at a time, every directory on the way checked.
+///
+/// Why walk by hand instead of `open(path)` and `fstat`: the kernel resolves a path for us, but
+/// tells nothing about the directories it passed through, and those decide who can change what
+/// runs. A root-owned, mode 0755 hook inside `/tmp/x/` (or reached through a symlink into a
+/// directory a user may write) can be swapped by that user between any check and any exec.
+/// So, like OpenSSH's `safe_path()` and systemd's `chase()`, the walk opens each component with
+/// `O_PATH | O_NOFOLLOW` relative to the directory it already holds and checked, reads symlinks
+/// itself (an absolute target starts again at `/`, `..` goes up), and checks *every* directory it
+/// enters — the ancestors of the hooks directory, the hooks directory, and every directory on a
+/// symlink target's path — with ``TrustPolicy/directoryRefusal(path:mode:owner:)``: owned by root
+/// or the agent's user and not writable by group or others. A sticky world-writable directory
+/// (`/tmp`) does not pass: its owner and root can still rename entries in it, and a name that
+/// does not exist yet there is anybody's.
+///
+/// When every directory on the path passes, only root or the agent's own user can change what
+/// the path names: that is what lets the runner execute the hook by its path (so a script's `$0`
+/// is its real path) without a check-then-exec race that anyone else could win.
+final class TrustedPath: Sendable {
+    /// The opened file (`O_PATH`), owned by this value.
+    let descriptor: Int32
+    /// The resolved path: no symlinks, no `.` or `..`.
+    let path: String
+    /// `fstat` of ``descriptor``.
+    let status: stat
+
+    /// The kernel's limit on symlinks followed while resolving one path (MAXSYMLINKS).
+    static let maximumSymlinks = 40
+
+    /// `O_PATH` from `<fcntl.h>`: Glibc's Swift module hides it behind `_GNU_SOURCE`. Its value is
+    /// the same on every Linux architecture Swift supports.
+    static let openPath: Int32 = 0o10_000_000
+
+    private init(descriptor: Int32, path: String, status: stat) {
+        self.descriptor = descriptor
+        self.path = path
+        self.status = status
+    }
+
+    deinit { close(descriptor) }
+
+    /// Opens `path` (absolute, or relative to `base`) checking every directory it passes through.
+    ///
+    /// - Parameters:
+    ///   - path: The path to open. A relative path without `base` is taken from the working
+    ///     directory, resolved from `/` like an absolute one.
+    ///   - base: An opened directory the relative path starts from; it and its ancestors were
+    ///     checked when it was opened.
+    ///   - policy: The rules each directory must pass.
+    /// - Returns: The final component opened with `O_PATH`, whatever its type: the caller checks it.
+    /// - Throws: ``HookRefusal/directoryUntrustedOwner(path:uid:)`` or
+    ///   ``HookRefusal/directoryWritableByGroupOrOthers(path:mode:)`` for the first directory that
+    ///   fails, ``HookRefusal/cannotOpen(errno:)`` for a missing component, a loop (`ELOOP`) or a
+    ///   file where a directory was needed (`ENOTDIR`).
+    static func open(_ path: String, from base: TrustedPath? = nil, policy: TrustPolicy) throws(HookRefusal)
+        -> TrustedPath
+    {
+        var components: [String]
+        var current: Int32
+        var pending: [Substring]
+        if let base, !path.hasPrefix("/") {
+            current = fcntl(base.descriptor, F_DUPFD_CLOEXEC, 0)
+            guard current >= 0 else { throw .cannotOpen(errno: errno) }
+            components = base.path.split(separator: "/").map(String.init)
+            pending = Self.parts(path)
+        } else {
+            (current, components) = try openRoot(policy)
+            pending = Self.parts(path.hasPrefix("/") ? path : Self.workingDirectory() + "/" + path)
+        }
+        var symlinks = 0
+        do throws(HookRefusal) {
+            while let part = pending.popLast() {
+                if part == "." { continue }
+                if part == ".." {
+                    // `/..` is `/`; anywhere else the parent is opened from the descriptor, not
+                    // from the text, and checked like any directory entered.
+                    if components.isEmpty { continue }
+                    let parent = openat(current, "..", openPath | O_DIRECTORY | O_CLOEXEC)
+                    guard parent >= 0 else { throw HookRefusal.cannotOpen(errno: errno) }
+                    close(current)
+                    current = parent
+                    components.removeLast()
+                    try check(directory: current, path: Self.join(components), policy: policy)
+                    continue
+                }
+                let next = openat(current, String(part), openPath | O_NOFOLLOW | O_CLOEXEC)
+                guard next >= 0 else { throw HookRefusal.cannotOpen(errno: errno) }
+                var status = stat()
+                guard fstat(next, &status) == 0 else {
+                    let code = errno
+                    close(next)
+                    throw HookRefusal.cannotOpen(errno: code)
+                }
+                switch status.st_mode & S_IFMT {
+                case S_IFLNK:
+                    symlinks += 1
+                    let target = Self.readLink(next)
+                    close(next)
+                    guard symlinks <= maximumSymlinks else { throw HookRefusal.cannotOpen(errno: ELOOP) }
+                    guard let target, !target.isEmpty else { throw HookRefusal.cannotOpen(errno: ENOENT) }
+                    if target.hasPrefix("/") {
+                        close(current)
+                        current = -1
+                        (current, components) = try openRoot(policy)
+                    }
+                    pending.append(contentsOf: Self.parts(target))
+                case S_IFDIR:
+                    close(current)
+                    current = next
+                    components.append(String(part))
+                    try check(directory: current, path: Self.join(components), policy: policy)
+                default:
+                    // A file ends the walk; anything after it (`hook/x`) cannot be resolved.
+                    guard pending.allSatisfy({ $0 == "." }) else {
+                        close(next)
+                        throw HookRefusal.cannotOpen(errno: ENOTDIR)
+                    }
+                    close(current)
+                    return TrustedPath(descriptor: next, path: Self.join(components + [String(part)]), status: status)
+                }
+            }
+        } catch {
+            if current >= 0 { close(current) }
+            throw error
+        }
+        var status = stat()
+        guard fstat(current, &status) == 0 else {
+            let code = errno
+            close(current)
+            throw .cannotOpen(errno: code)
+        }
+        return TrustedPath(descriptor: current, path: Self.join(components), status: status)
+    }
+
+    private static func openRoot(_ policy: TrustPolicy) throws(HookRefusal) -> (Int32, [String]) {
+        let root = Glibc.open("/", openPath | O_DIRECTORY | O_CLOEXEC)
+        guard root >= 0 else { throw .cannotOpen(errno: errno) }
+        do {
+            try check(directory: root, path: "/", policy: policy)
+        } catch {
+            close(root)
+            throw error
+        }
+        return (root, [])
+    }
+
+    private static func check(directory: Int32, path: String, policy: TrustPolicy) throws(HookRefusal) {
+        var status = stat()
+        guard fstat(directory, &status) == 0 else { throw .cannotOpen(errno: errno) }
+        if let refusal = policy.directoryRefusal(path: path, mode: UInt32(status.st_mode), owner: UInt32(status.st_uid))
+        {
+            throw refusal
+        }
+    }
+
+    /// The target of the symlink opened (`O_PATH | O_NOFOLLOW`) as `descriptor`: an empty path
+    /// makes `readlinkat` read the link itself (Linux 2.6.39), so nothing is looked up by name.
+    private static func readLink(_ descriptor: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { readlinkat(descriptor, "", $0.baseAddress!, $0.count) }
+        }
+        guard count >= 0, count < buffer.count else { return nil }
+        return String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
+    private static func parts(_ path: String) -> [Substring] {
+        // Reversed: the walk pops the next component from the end.
+        path.split(separator: "/").reversed()
+    }
+
+    private static func join(_ components: [String]) -> String { "/" + components.joined(separator: "/") }
+
+    private static func workingDirectory() -> String {
+        guard let cwd = getcwd(nil, 0) else { return "/" }
+        defer { free(cwd) }
+        return String(cString: cwd)
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import NetPathDispatch
+import TestSupport
+import Testing
+
+/// The directories on a hook's path decide who can swap it: every one of them, from `/` to the
+/// hooks directory and along a symlink's target, must be closed to everyone but root and the
+/// agent's user. Real files, owners and modes (root needed for chown).
+@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root to chown test files"))
+struct HookTrustPathTests {
+    /// A safe, root-owned hook script at `path`.
+    private func safeHook(_ path: String) throws {
+        try "#!/bin/sh\nexit 0\n".write(toFile: path, atomically: false, encoding: .utf8)
+        guard chmod(path, 0o755) == 0 else { throw TestFailure("chmod \(path)") }
+    }
+
+    private func makeDirectory(_ path: String, mode: mode_t, owner: uid_t = 0) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        guard chmod(path, mode) == 0, chown(path, owner, 0) == 0 else { throw TestFailure("chmod/chown \(path)") }
+    }
+
+    private func link(_ link: String, to target: String) throws {
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+    }
+
+    /// Whether `name` is refused with `expected`, by the listing and at the moment it would run.
+    private func expectRefused(_ hooks: HookDirectory, _ name: String, _ expected: HookRefusal) {
+        #expect(hooks.entries().first { $0.name == name }?.status == .refused(expected))
+        #expect(throws: expected) { try hooks.open(name) }
+    }
+
+    @Test("a hooks directory owned by another user is refused, even with mode 0755")
+    func hooksDirectoryOwnedByAnotherUser() async throws {
+        try await TemporaryDirectory.with { dir in
+            try safeHook(dir.path("50-hook"))
+            try dir.chown(".", 65534)
+            expectRefused(
+                HookDirectory(path: dir.path, logger: LogStore().logger),
+                "50-hook",
+                .directoryUntrustedOwner(path: dir.path, uid: 65534)
+            )
+        }
+    }
+
+    @Test("a hook under a directory whose parent the group may write is refused")
+    func ancestorOfTheHooksDirectoryWritable() async throws {
+        try await TemporaryDirectory.with { dir in
+            try makeDirectory(dir.path("open"), mode: 0o775)
+            try makeDirectory(dir.path("open/hooks.d"), mode: 0o755)
+            try safeHook(dir.path("open/hooks.d/50-hook"))
+            expectRefused(
+                HookDirectory(path: dir.path("open/hooks.d"), logger: LogStore().logger),
+                "50-hook",
+                .directoryWritableByGroupOrOthers(path: dir.path("open"), mode: 0o40775)
+            )
+        }
+    }
+
+    @Test("a symlink to a root-owned file in a sticky world-writable directory is refused")
+    func symlinkIntoStickyWorldWritableDirectory() async throws {
+        try await TemporaryDirectory.with { dir in
+            try await TemporaryDirectory.with { outside in
+                // The adversarial run's case: /tmp-like, so any user may put a name there.
+                try makeDirectory(outside.path("drop"), mode: 0o1777)
+                try safeHook(outside.path("drop/target"))
+                try link(dir.path("50-hook"), to: outside.path("drop/target"))
+                let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
+                expectRefused(
+                    hooks,
+                    "50-hook",
+                    .directoryWritableByGroupOrOthers(path: outside.path("drop"), mode: 0o41777)
+                )
+                #expect(hooks.hookNames() == ["50-hook"])
+            }
+        }
+    }
+
+    @Test("a user-owned directory anywhere on a symlink target's path is refused")
+    func userDirectoryOnTheTargetPath() async throws {
+        try await TemporaryDirectory.with { dir in
+            try await TemporaryDirectory.with { outside in
+                // The user owns `home`: they can rename `sub` away and put their own in its place,
+                // though `sub` and the target are root's.
+                try makeDirectory(outside.path("home"), mode: 0o755, owner: 65534)
+                try makeDirectory(outside.path("home/sub"), mode: 0o755)
+                try safeHook(outside.path("home/sub/target"))
+                try link(dir.path("50-hook"), to: outside.path("home/sub/target"))
+                expectRefused(
+                    HookDirectory(path: dir.path, logger: LogStore().logger),
+                    "50-hook",
+                    .directoryUntrustedOwner(path: outside.path("home"), uid: 65534)
+                )
+            }
+        }
+    }
+
+    @Test("a relative symlink is followed through .. and every directory it enters is checked")
+    func relativeSymlinkThroughParent() async throws {
+        try await TemporaryDirectory.with { base in
+            try makeDirectory(base.path("hooks.d"), mode: 0o755)
+            try makeDirectory(base.path("safe"), mode: 0o755)
+            try makeDirectory(base.path("unsafe"), mode: 0o757)
+            try safeHook(base.path("safe/target"))
+            try safeHook(base.path("unsafe/target"))
+            try link(base.path("hooks.d/10-safe"), to: "../safe/./target")
+            try link(base.path("hooks.d/20-unsafe"), to: "../unsafe/target")
+            // A chain: a link to a link, the second relative to where the first led.
+            try link(base.path("safe/hop"), to: "../unsafe/target")
+            try link(base.path("hooks.d/30-chain"), to: "../safe/hop")
+            let hooks = HookDirectory(path: base.path("hooks.d"), logger: LogStore().logger)
+            let safe = try hooks.open("10-safe")
+            #expect(safe.resolvedPath == base.path("safe/target"))
+            #expect(safe.executablePath == base.path("hooks.d/10-safe"))
+            let unsafe = HookRefusal.directoryWritableByGroupOrOthers(path: base.path("unsafe"), mode: 0o40757)
+            expectRefused(hooks, "20-unsafe", unsafe)
+            expectRefused(hooks, "30-chain", unsafe)
+        }
+    }
+
+    @Test("a symlink loop is refused as a loop, not followed forever")
+    func symlinkLoop() async throws {
+        try await TemporaryDirectory.with { dir in
+            try link(dir.path("50-hook"), to: "60-other")
+            try link(dir.path("60-other"), to: "50-hook")
+            expectRefused(
+                HookDirectory(path: dir.path, logger: LogStore().logger),
+                "50-hook",
+                .cannotOpen(errno: ELOOP)
+            )
+        }
+    }
+
+    @Test("a name with a control character is refused, never run, and logged on one line")
+    func controlCharacterInName() async throws {
+        try await TemporaryDirectory.with { dir in
+            let name = "50-evil\nhook: accepted"
+            try dir.hook(name, "echo ran > \(dir.path("ran"))")
+            try dir.hook("60-fine", "exit 0")
+            let log = LogStore()
+            let hooks = HookDirectory(path: dir.path, logger: log.logger)
+            #expect(hooks.hookNames() == ["60-fine"])
+            #expect(hooks.entries().first { $0.name == name }?.status == .refused(.invalidName))
+            #expect(throws: HookRefusal.invalidName) { try hooks.open(name) }
+            let warnings = log.all.filter { $0.level == .warning }
+            #expect(warnings.count == 1)
+            #expect(warnings.allSatisfy { !$0.message.contains("\n") && $0.message.contains("50-evil\\nhook") })
+            #expect(dir.read("ran") == nil)
+        }
+    }
+}
