@@ -433,6 +433,7 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
             case agentStopped = "agent stopped"
             case protocolError = "protocol error"
             case notResponding = "not responding"
+            case untrustedAgent = "untrusted agent"
         }
 
         private let base: Base
@@ -472,6 +473,12 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
         /// let code = AgentPathSourceError.Code.notResponding
         /// ```
         public static let notResponding = Code(.notResponding)
+        /// Another user's process listens on the socket, not netpathd: nothing it says is believed.
+        ///
+        /// ```swift
+        /// let code = AgentPathSourceError.Code.untrustedAgent
+        /// ```
+        public static let untrustedAgent = Code(.untrustedAgent)
 
         /// The code's name.
         ///
@@ -531,6 +538,8 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
             self.init(.protocolError, socketPath: socketPath, reason: message)
         case ControlClient.Failure.noReply(_, let timeout):
             self.init(.notResponding, socketPath: socketPath, reason: "no reply within \(timeout)")
+        case ControlClient.Failure.untrustedAgent(_, let uid):
+            self.init(.untrustedAgent, socketPath: socketPath, reason: "served by uid \(uid), not by root")
         default:
             self.init(.protocolError, socketPath: socketPath, reason: "\(error)")
         }
@@ -553,6 +562,9 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
         case .notResponding:
             return "netpathd on \(socketPath) accepted the connection but did not answer (\(reason)); it may be stuck: "
                 + "see its log (journalctl -u netpathd)"
+        case .untrustedAgent:
+            return "refusing to follow \(socketPath): it is \(reason); another user may have taken the agent's "
+                + "socket (check its directory, and restart netpathd)"
         case .agentStopped:
             let detail = reason.isEmpty ? "connection closed" : reason
             return "netpathd stopped (\(detail)) on \(socketPath); its paths are no longer followed: "

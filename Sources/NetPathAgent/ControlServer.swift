@@ -17,7 +17,8 @@ import Synchronization
 ///   than slowing the agent or the other monitors;
 /// - `reload` is answered only for peers whose `SO_PEERCRED` uid is 0.
 ///
-/// The socket is created root-owned with mode 0660 in a directory that is not world-writable.
+/// The socket is created root-owned with mode 0660 in a directory that only root (or the agent's
+/// user) may write: see ``prepareDirectory()``.
 final class ControlServer: @unchecked Sendable {
     // @unchecked: `clients` and the socket fds are touched only by the server thread; everything
     // shared with other threads is inside `shared` (a Mutex) or is immutable.
@@ -169,18 +170,39 @@ final class ControlServer: @unchecked Sendable {
 
     private func wake() { waker.wake() }
 
+    /// Makes sure nobody but root (or the agent's own user) can put anything at ``path``.
+    ///
+    /// Another user who may create files in the socket's directory can bind the path first
+    /// (or between a stale socket's unlink and our bind), and root's `netpathctl` would then talk
+    /// to an impostor. So the directory must be owned by root or the agent's user and closed to
+    /// group and others; a sticky world-writable one (`/tmp`) is refused too, since the race for
+    /// a free name there is anybody's. A missing directory is created, mode 0755.
     private func prepareDirectory() throws(StartError) {
         let directory = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         var info = stat()
         if stat(directory, &info) != 0 {
-            guard mkdir(directory, 0o750) == 0 || errno == EEXIST else {
+            guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
                 throw StartError(description: "cannot create \(directory): \(String(cString: strerror(errno)))")
             }
-            return
+            guard stat(directory, &info) == 0 else {
+                throw StartError(description: "cannot inspect \(directory): \(String(cString: strerror(errno)))")
+            }
         }
-        // A world-writable directory would let anyone replace the socket.
-        if info.st_mode & 0o002 != 0 && info.st_mode & S_ISVTX == 0 {
-            throw StartError(description: "\(directory) is world-writable; refusing to put the control socket there")
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw StartError(description: "\(directory) is not a directory; cannot put the control socket there")
+        }
+        let owner = UInt32(info.st_uid)
+        guard owner == 0 || owner == UInt32(geteuid()) else {
+            throw StartError(
+                description:
+                    "\(directory) is owned by uid \(owner), not by root: that user could take the control socket's place; use a root-owned directory such as /run/netpath"
+            )
+        }
+        if info.st_mode & 0o022 != 0 {
+            throw StartError(
+                description:
+                    "\(directory) is writable by group or others (mode \(String(info.st_mode & 0o7777, radix: 8))): anyone who can write there could take the control socket's place; use a root-owned directory such as /run/netpath"
+            )
         }
     }
 

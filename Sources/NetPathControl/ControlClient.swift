@@ -22,6 +22,9 @@ public final class ControlClient {
         /// The agent did not take the connection, or sent no reply, within `timeout`: it is
         /// running but stuck (or something else listens on the socket).
         case noReply(path: String, timeout: Duration)
+        /// The socket is served by a process of user `uid`, neither root nor this process's own
+        /// user: not netpathd, but whoever bound the path first. Nothing is sent to it.
+        case untrustedAgent(path: String, uid: UInt32)
 
         public var description: String {
             switch self {
@@ -33,6 +36,9 @@ public final class ControlClient {
             case .noReply(let path, let timeout):
                 return
                     "netpathd on \(path) did not answer within \(timeout); it may be stuck (see its log, e.g. journalctl -u netpathd)"
+            case .untrustedAgent(let path, let uid):
+                return
+                    "refusing to talk to \(path): it is served by uid \(uid), not by root; another user may have taken the socket's place (check its directory, and restart netpathd)"
             }
         }
     }
@@ -60,9 +66,13 @@ public final class ControlClient {
 
     /// Connects to the agent's socket.
     ///
+    /// The listening process must be root's or this process's own user's (its `SO_PEERCRED`):
+    /// a socket another user bound in the agent's place is refused before anything is sent or
+    /// believed.
+    ///
     /// - Throws: ``Failure/noAgent(path:reason:)`` when nothing listens there,
     ///   ``Failure/noReply(path:timeout:)`` when the agent's queue stays full for
-    ///   ``connectTimeout``.
+    ///   ``connectTimeout``, ``Failure/untrustedAgent(path:uid:)`` when someone else listens.
     public init(path: String) throws(Failure) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .noAgent(path: path, reason: String(cString: strerror(errno))) }
@@ -88,6 +98,17 @@ public final class ControlClient {
             close(fd)
             if code == EAGAIN || code == EWOULDBLOCK { throw .noReply(path: path, timeout: Self.connectTimeout) }
             throw .noAgent(path: path, reason: String(cString: strerror(code)))
+        }
+        guard let peer = PeerCredentials(socket: fd) else {
+            let code = errno
+            close(fd)
+            throw .protocolError(
+                "cannot read the credentials of \(path)'s listener: \(String(cString: strerror(code)))"
+            )
+        }
+        guard peer.uid == 0 || peer.uid == getuid() else {
+            close(fd)
+            throw .untrustedAgent(path: path, uid: peer.uid)
         }
         self.fd = fd
         self.path = path
