@@ -3,12 +3,11 @@ extension String {
     /// outside (a file name, an interface name, a bad config value) stays on one line of a log,
     /// a table or an error message and cannot forge another.
     ///
-    /// `\n`, `\r` and `\t` keep their usual escapes, a backslash is doubled, and every other C0 or
-    /// C1 control character and DEL becomes `\u{XX}`. Everything else is unchanged.
+    /// `\n`, `\r` and `\t` keep their usual escapes, and every other C0 or C1 control character
+    /// and DEL becomes `\u{XX}`. Everything else is unchanged, backslashes too: this is for
+    /// reading, not a reversible encoding (interface names have one: ``InterfaceName``).
     package var escapingControlCharacters: String {
-        guard unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\\" }) else {
-            return self
-        }
+        guard containsControlCharacters else { return self }
         var escaped = ""
         escaped.reserveCapacity(utf8.count + 8)
         for scalar in unicodeScalars {
@@ -16,7 +15,6 @@ extension String {
             case "\n": escaped += "\\n"
             case "\r": escaped += "\\r"
             case "\t": escaped += "\\t"
-            case "\\": escaped += "\\\\"
             case _ where scalar.properties.generalCategory == .control:
                 escaped += "\\u{" + String(scalar.value, radix: 16) + "}"
             default: escaped.unicodeScalars.append(scalar)

@@ -18,7 +18,7 @@ import NetPathCore
 ///   | `NETPATH_SCOPE` | `interface` or `path` |
 ///   | `NETPATH_POLICY` | the policy, for path events; else empty |
 ///   | `NETPATH_RULE` | the rule that matched; empty with no rules (dispatcher mode) |
-///   | `NETPATH_INTERFACE` | = argv[1] |
+///   | `NETPATH_INTERFACE` | = argv[1]: the kernel's bytes of the name (``InterfaceName``) |
 ///   | `NETPATH_INTERFACE_TYPE` | `wired`, `wifi`, `cellular`, `loopback`, `other`; empty when none |
 ///   | `NETPATH_INTERFACE_KIND` | the link kind (`veth`, `bridge`, …), interface events only |
 ///   | `NETPATH_PREVIOUS_INTERFACE` | the previous primary (path) or previous name (rename) |
@@ -81,6 +81,29 @@ public struct HookInvocation: Hashable, Sendable {
         self.workingDirectory = "/"
         self.timeout = timeout
     }
+
+    /// argv as the hook gets it: the interface name (argv[1]) is the kernel's bytes, not its
+    /// escaped string form (``InterfaceName``); everything else is UTF-8.
+    public var argumentBytes: [[UInt8]] {
+        arguments.enumerated().map { index, argument in
+            index == 1 ? InterfaceName.kernelBytes(argument) : Array(argument.utf8)
+        }
+    }
+
+    /// The environment as the hook gets it, as `NAME=VALUE` entries in ``environmentNames``
+    /// order: `NETPATH_INTERFACE` and `NETPATH_PREVIOUS_INTERFACE` hold the kernel's bytes of the
+    /// names (``InterfaceName``), everything else UTF-8.
+    public var environmentBytes: [[UInt8]] {
+        let names = Self.environmentNames + environment.keys.filter { !Self.environmentNames.contains($0) }.sorted()
+        return names.compactMap { name in
+            guard let value = environment[name] else { return nil }
+            let bytes = Self.interfaceVariables.contains(name) ? InterfaceName.kernelBytes(value) : Array(value.utf8)
+            return Array(name.utf8) + [UInt8(ascii: "=")] + bytes
+        }
+    }
+
+    /// The variables that hold interface names.
+    static let interfaceVariables: Set<String> = ["NETPATH_INTERFACE", "NETPATH_PREVIOUS_INTERFACE"]
 
     /// The environment of the table above.
     public static func environment(for event: Event, rule: String?) -> [String: String] {

@@ -76,15 +76,13 @@ public struct HookRunner: Sendable {
                 defer { tasks.cancelAll() }
                 return try await Subprocess.run(
                     .path(.init(hook.executablePath)),
+                    // Bytes, not strings: an interface name reaches the hook as the kernel's
+                    // bytes. swift-subprocess strdup()s each entry, so each ends in NUL.
                     arguments: Arguments(
-                        executablePathOverride: invocation.arguments.first ?? invocation.hook,
-                        remainingValues: Array(invocation.arguments.dropFirst())
+                        executablePathOverride: (invocation.argumentBytes.first ?? Array(invocation.hook.utf8)) + [0],
+                        remainingValues: invocation.argumentBytes.dropFirst().map { $0 + [0] }
                     ),
-                    environment: .custom(
-                        Dictionary(
-                            uniqueKeysWithValues: invocation.environment.map { (.init(rawValue: $0.key)!, $0.value) }
-                        )
-                    ),
+                    environment: .custom(invocation.environmentBytes.map { $0 + [0] }),
                     workingDirectory: .init(invocation.workingDirectory),
                     platformOptions: platform,
                     input: .fileDescriptor(.init(rawValue: input), closeAfterSpawningProcess: true),

@@ -68,7 +68,8 @@ final class MessageCollector {
     static func link(_ link: np_link) -> LinkRecord? {
         guard link.index > 0 else { return nil }
         var link = link
-        let name = Self.string(&link.name)
+        // Names are bytes: one that is not plain UTF-8 is kept escaped, losslessly (InterfaceName).
+        let name = withUnsafeBytes(of: &link.name) { InterfaceName.string(fromKernel: $0) }
         let length = Int(link.address_length)
         let mac = withUnsafeBytes(of: &link.address) { macString(UnsafeRawBufferPointer(rebasing: $0.prefix(length))) }
         return LinkRecord(

@@ -51,11 +51,17 @@ public struct SysfsReader: Sendable {
         var facts = LinkFacts(name: name, arpType: arpType, linkKind: linkKind)
         // Kernel names never contain "/" and are never "." or ".."; a name that does (from a trace
         // file, say) must not walk out of class/net.
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0") else {
+        // The node is named by the kernel's bytes, not by their escaped form (InterfaceName). A
+        // name that is not UTF-8 cannot be spelled as a Swift path: such a link keeps only its
+        // netlink facts (classified by ARPHRD type and link kind).
+        guard let kernelName = String(validating: InterfaceName.kernelBytes(name), as: UTF8.self),
+            !kernelName.isEmpty, kernelName != ".", kernelName != "..", !kernelName.contains("/"),
+            !kernelName.contains("\0")
+        else {
             return facts
         }
         let classDirectory = resolvedRoot + "/class/net"
-        let node = classDirectory + "/" + name
+        let node = classDirectory + "/" + kernelName
 
         // class/net/NAME is a symlink into devices/ on every kernel since 2.6.27. Resolving it
         // lexically costs one readlink, where realpath(3) would readlink every component; it is

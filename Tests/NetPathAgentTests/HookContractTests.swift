@@ -94,4 +94,51 @@ struct HookContractTests {
             #expect(unsatisfied.env["NETPATH_INTERFACE"] == "")
         }
     }
+
+    @Test("a link whose name is not UTF-8 reaches hooks as the kernel's bytes, and JSON as the documented escape")
+    func nameThatIsNotUTF8() async throws {
+        try await NetworkNamespace.with(["bytes", "peer"]) { namespaces in
+            let (ns, peer) = (namespaces[0], namespaces[1])
+            // `ip` takes the name as raw bytes; Swift strings cannot hold 0xff, so a shell's printf
+            // spells it.
+            try Command.check([
+                "sh", "-c",
+                "ip -n \(ns.name) link add \"$(printf 'up\\377x')\" type veth peer name upp netns \(peer.name)",
+            ])
+            let agent = try await AgentHarness(
+                namespace: ns,
+                config: "[[rule]]\nname = \"watch\"\non = [\"carrier-up\"]\nrun = [\"20-bytes\"]\n"
+            )
+            defer { agent.stop() }
+            // The hook writes its argv[1] and $NETPATH_INTERFACE byte for byte, and its stdin.
+            let out = agent.directory.appendingPathComponent("bytes")
+            let hook = agent.hooks.appendingPathComponent("20-bytes")
+            try """
+            #!/bin/sh
+            printf '%s' "$1" > \(out.path).argv
+            printf '%s' "$NETPATH_INTERFACE" > \(out.path).env
+            cat > \(out.path).json
+            echo done >> \(out.path).done
+            """.write(to: hook, atomically: true, encoding: .utf8)
+            chmod(hook.path, 0o755)
+            try await agent.awaitReady()
+            try Command.check(["sh", "-c", "ip -n \(ns.name) link set \"$(printf 'up\\377x')\" up"])
+            try peer.ip("link", "set", "upp", "up")
+            _ = try await agent.awaitLines(
+                in: agent.directory.appendingPathComponent("bytes.done"),
+                "the hook's run on carrier-up",
+                count: 1
+            ) { $0 == "done" }
+
+            let kernel: [UInt8] = [0x75, 0x70, 0xff, 0x78]
+            #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out.path + ".argv"))) == kernel)
+            #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out.path + ".env"))) == kernel)
+            let json = try String(contentsOfFile: out.path + ".json", encoding: .utf8)
+            #expect(json.contains(#""interface":"up\\xffx""#), "\(json)")
+            let status = try Command.check([
+                BuiltProducts.path("netpathctl"), "status", "--json", "--socket", agent.socketPath,
+            ])
+            #expect(status.contains(#""name" : "up\\xffx""#), "\(status)")
+        }
+    }
 }

@@ -194,3 +194,27 @@ struct HookInvocationTests {
         #expect(invocation.workingDirectory == "/")
     }
 }
+
+/// Interface names reach hooks as the kernel's bytes.
+struct HookInvocationBytesTests {
+    @Test("argv[1] and the interface variables hold the kernel's bytes; the JSON holds the escaped form")
+    func kernelBytesOfAName() throws {
+        let name = InterfaceName.string(fromKernel: [0x61, 0xff, 0x62])
+        var event = Events.interface(.up, name)
+        event.previousInterface = InterfaceName.string(fromKernel: [0x6f, 0x01])
+        let invocation = try HookInvocation(hook: "10-hook", event: event, rule: nil, timeout: .seconds(1))
+        #expect(invocation.argumentBytes == [Array("10-hook".utf8), [0x61, 0xff, 0x62], Array("up".utf8)])
+        let environment = Dictionary(
+            uniqueKeysWithValues: invocation.environmentBytes.map { entry in
+                let equals = entry.firstIndex(of: UInt8(ascii: "="))!
+                return (String(decoding: entry[..<equals], as: UTF8.self), Array(entry[(equals + 1)...]))
+            }
+        )
+        #expect(environment["NETPATH_INTERFACE"] == [0x61, 0xff, 0x62])
+        #expect(environment["NETPATH_PREVIOUS_INTERFACE"] == [0x6f, 0x01])
+        #expect(environment["NETPATH_EVENT"] == Array("up".utf8))
+        #expect(Set(environment.keys) == Set(HookInvocation.environmentNames))
+        let json = String(decoding: invocation.standardInput, as: UTF8.self)
+        #expect(json.contains(#""interface":"a\\xffb""#), "\(json)")
+    }
+}
