@@ -292,16 +292,8 @@ extension KernelPathSource {
             let snapshot: KernelSnapshot
             var kept: KernelTable?
             do {
-                let table = observer.engine.table()
-                snapshot = KernelSnapshot(
-                    links: table.links.values.sorted { $0.index < $1.index },
-                    addresses: table.addressesByInterface(),
-                    defaultRoutes: table.defaultRoutesByInterface(),
-                    routeCount: table.routeCount,
-                    cause: .update,
-                    statistics: observer.engine.statistics
-                )
-                if includingTable { kept = table }
+                snapshot = observer.engine.snapshot()
+                if includingTable { kept = observer.engine.table() }
             }
             return Reading(state: observer.update(from: snapshot).state, table: kept)
         }

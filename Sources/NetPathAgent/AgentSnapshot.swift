@@ -12,7 +12,9 @@ struct AgentSnapshot: Sendable {
     var configurationSource = Configuration.defaultFileName
     var time = Date()
 
-    var status: StatusReport { StatusReport(interfaces: state.interfaces, paths: paths) }
+    var status: StatusReport {
+        StatusReport(interfaces: state.interfaces, paths: paths, kernelRoutes: state.kernelRoutes)
+    }
 
     var explain: ExplainReply {
         let explanation = Explanation(state: state, configuration: configuration, time: time)

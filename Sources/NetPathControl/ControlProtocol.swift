@@ -39,10 +39,26 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 public struct StatusReport: Codable, Sendable, Equatable {
     public var interfaces: [Interface]
     public var paths: [NetworkPath]
+    /// The kernel's routes to the internet per family, with their table and rule (`ip route get`).
+    public var kernelRoutes: [KernelRoute]
 
-    public init(interfaces: [Interface], paths: [NetworkPath]) {
+    public init(interfaces: [Interface], paths: [NetworkPath], kernelRoutes: [KernelRoute] = []) {
         self.interfaces = interfaces
         self.paths = paths
+        self.kernelRoutes = kernelRoutes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case interfaces, paths
+        case kernelRoutes = "kernel_routes"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        interfaces = try c.decode([Interface].self, forKey: .interfaces)
+        paths = try c.decode([NetworkPath].self, forKey: .paths)
+        // An agent older than policy-routing support sends none.
+        kernelRoutes = try c.decodeIfPresent([KernelRoute].self, forKey: .kernelRoutes) ?? []
     }
 }
 

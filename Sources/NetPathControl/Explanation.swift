@@ -88,6 +88,8 @@ public struct Explanation: Sendable {
                 why = "lost: metered, and metered = \"avoid\" puts unmetered \(winner?.name ?? "links") first"
             case .lowerPreference:
                 why = "lost: \(v.interface.type) comes after \(winner?.type.rawValue ?? "?") in prefer"
+            case .notKernelRoute:
+                why = "lost: the kernel routes traffic to the internet through \(winner?.name ?? "?") (ip route get)"
             case .higherMetric: why = "lost: higher route metric than \(winner?.name ?? "?")"
             case .tieBreak: why = "lost: tie with \(winner?.name ?? "?"), broken by interface index"
             }

@@ -103,13 +103,22 @@ public struct Interface: Hashable, Sendable, Identifiable {
         addresses.contains { $0.family == family && $0.isUsable }
     }
 
-    /// The lowest-metric default route of `family` in `table`, if any.
-    public func bestDefaultRoute(_ family: IPAddress.Family, table: UInt32 = DefaultRoute.mainTable) -> DefaultRoute? {
-        defaultRoutes.filter { $0.family == family && $0.table == table }.min { $0.metric < $1.metric }
+    /// The lowest-metric default route of `family`, in `table` or (`nil`) in any table; on equal
+    /// metrics the main table's.
+    ///
+    /// ``defaultRoutes`` holds the default routes of every table that a routing rule reaches
+    /// (`ip rule`), so with policy routing (wg-quick's table 51820, per-uplink tables) an
+    /// interface has default routes outside `main` too.
+    public func bestDefaultRoute(_ family: IPAddress.Family, table: UInt32? = nil) -> DefaultRoute? {
+        defaultRoutes.filter { $0.family == family && (table == nil || $0.table == table) }.min {
+            ($0.metric, $0.table == DefaultRoute.mainTable ? 0 : 1) < (
+                $1.metric, $1.table == DefaultRoute.mainTable ? 0 : 1
+            )
+        }
     }
 
     /// The address families this interface can carry traffic for by itself: connected, a usable
-    /// address of the family, and a default route of the family in the main table.
+    /// address of the family, and a default route of the family (in any table a rule reaches).
     public var routableFamilies: [IPAddress.Family] {
         guard isConnected else { return [] }
         return [.ipv4, .ipv6].filter { hasUsableAddress($0) && bestDefaultRoute($0) != nil }

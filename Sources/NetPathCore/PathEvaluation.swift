@@ -19,6 +19,8 @@ public struct PathEvaluation: Hashable, Sendable {
         case meteredAvoided = "metered-avoided"
         /// Its type comes later in the policy's `prefer` list.
         case lowerPreference = "lower-preference"
+        /// The kernel sends traffic to the internet elsewhere (`ip route get`, rules applied).
+        case notKernelRoute = "not-kernel-route"
         /// Its best route has a higher metric.
         case higherMetric = "higher-metric"
         /// Everything else was equal; the lower interface index won.

@@ -1,10 +1,12 @@
 /// Evaluates a ``PathPolicy`` against a ``SystemState`` into a ``NetworkPath``.
 ///
 /// An interface is a *candidate* when it is admin up, has carrier, has a usable address of a
-/// family for which it has a default route in the main table (or, with a target, a route to the
-/// target), and passes the policy's type and metered filters. Candidates are ordered by: unmetered
-/// first (metered `avoid`), then the `prefer` list, then the lowest route metric, then the index;
-/// with no `prefer`, this is the kernel's own choice.
+/// family for which it has a default route in a table that a routing rule reaches, or is the
+/// kernel's own route to the internet for that family (``SystemState/kernelRoutes``: `ip route
+/// get` with `ip rule` applied) — or, with a target, a route to the target — and passes the
+/// policy's type and metered filters. Candidates are ordered by: unmetered first (metered
+/// `avoid`), then the `prefer` list, then the kernel's route, then the lowest route metric, then
+/// the index; with no `prefer`, the primary is the kernel's own choice.
 ///
 /// Status: `satisfied` with any candidate. `requires-connection` when an allowed interface is
 /// connected but has no usable address yet (DHCP or SLAAC pending). Otherwise `unsatisfied`, with
@@ -23,18 +25,32 @@ public struct PathEvaluator: Sendable {
         evaluate(state).path
     }
 
+    /// The path for `state` and the verdict on every interface.
+    public func evaluate(_ state: SystemState) -> PathEvaluation {
+        Evaluation(policy: policy, kernelRoutes: state.kernelRoutes).run(state)
+    }
+}
+
+/// One evaluation: the policy and the state's kernel routes, which every comparison reads.
+private struct Evaluation {
+    let policy: PathPolicy
+    let kernelRoutes: [KernelRoute]
+
     private struct Candidate {
         var interface: Interface
         var families: [IPAddress.Family]
         /// Best metric per family, for the per-family primaries.
         var metric: [IPAddress.Family: UInt32]
         var gateways: [IPAddress.Family: IPAddress]
+        /// The families for which this interface is the kernel's route to the internet.
+        var kernelFamilies: Set<IPAddress.Family> = []
+        /// The table of the route chosen per family, when it is not `main`.
+        var tables: [IPAddress.Family: UInt32] = [:]
 
         var bestMetric: UInt32 { metric.values.min() ?? .max }
     }
 
-    /// The path for `state` and the verdict on every interface.
-    public func evaluate(_ state: SystemState) -> PathEvaluation {
+    func run(_ state: SystemState) -> PathEvaluation {
         var candidates: [Candidate] = []
         var rejected: [(Interface, PathEvaluation.Rejection, String)] = []
         let target = policy.target.map { state.targets[$0] ?? .init(addresses: [], routes: []) }
@@ -139,6 +155,8 @@ public struct PathEvaluator: Sendable {
 
         var metric: [IPAddress.Family: UInt32] = [:]
         var gateways: [IPAddress.Family: IPAddress] = [:]
+        var kernelFamilies: Set<IPAddress.Family> = []
+        var tables: [IPAddress.Family: UInt32] = [:]
         if let target {
             guard let route = target.routes.first(where: { $0.interfaceIndex == i.index }),
                 let family = target.addresses.first?.family, addressed.contains(family)
@@ -152,9 +170,17 @@ public struct PathEvaluator: Sendable {
             gateways[family] = route.gateway
         } else {
             for family in addressed {
-                if let route = i.bestDefaultRoute(family) {
+                // The kernel's own route wins over the interface's best default route: it is the
+                // one traffic takes (a tunnel's table behind a rule, a VPN's half-defaults).
+                if let route = kernelRoutes.first(where: { $0.family == family && $0.interfaceIndex == i.index }) {
                     metric[family] = route.metric
                     gateways[family] = route.gateway
+                    kernelFamilies.insert(family)
+                    if route.table != DefaultRoute.mainTable { tables[family] = route.table }
+                } else if let route = i.bestDefaultRoute(family) {
+                    metric[family] = route.metric
+                    gateways[family] = route.gateway
+                    if route.table != DefaultRoute.mainTable { tables[family] = route.table }
                 }
             }
             if metric.isEmpty {
@@ -165,7 +191,16 @@ public struct PathEvaluator: Sendable {
             }
         }
         let families = [IPAddress.Family.ipv4, .ipv6].filter { metric[$0] != nil }
-        return .success(Candidate(interface: i, families: families, metric: metric, gateways: gateways))
+        return .success(
+            Candidate(
+                interface: i,
+                families: families,
+                metric: metric,
+                gateways: gateways,
+                kernelFamilies: kernelFamilies,
+                tables: tables
+            )
+        )
     }
 
     private func preferenceRank(_ type: InterfaceType) -> Int {
@@ -180,6 +215,11 @@ public struct PathEvaluator: Sendable {
         let pa = preferenceRank(a.interface.type)
         let pb = preferenceRank(b.interface.type)
         if pa != pb { return pa < pb }
+        // The kernel's own route next: metrics of different tables do not compare, and a rule
+        // can send traffic past a lower metric.
+        let ka = family.map { a.kernelFamilies.contains($0) } ?? !a.kernelFamilies.isEmpty
+        let kb = family.map { b.kernelFamilies.contains($0) } ?? !b.kernelFamilies.isEmpty
+        if ka != kb { return ka }
         let ma = family.flatMap { a.metric[$0] } ?? a.bestMetric
         let mb = family.flatMap { b.metric[$0] } ?? b.bestMetric
         if ma != mb { return ma < mb }
@@ -193,6 +233,7 @@ public struct PathEvaluator: Sendable {
         if preferenceRank(loser.interface.type) > preferenceRank(winner.interface.type) {
             return .lowerPreference
         }
+        if !winner.kernelFamilies.isEmpty && loser.kernelFamilies.isEmpty { return .notKernelRoute }
         if loser.bestMetric > winner.bestMetric { return .higherMetric }
         return .tieBreak
     }
@@ -200,7 +241,12 @@ public struct PathEvaluator: Sendable {
     private func describe(_ c: Candidate) -> String {
         let parts = c.families.map { family -> String in
             let via = c.gateways[family].map { " via \($0)" } ?? ""
-            return "\(family == .ipv4 ? "IPv4" : "IPv6")\(via) metric \(c.metric[family]!)"
+            let table = c.tables[family].map { " table \(KernelRoute.tableName($0))" } ?? ""
+            let rule =
+                c.kernelFamilies.contains(family)
+                ? (kernelRoutes.first { $0.family == family }?.rule.map { " (kernel's route, rule \($0))" }
+                    ?? " (kernel's route)") : ""
+            return "\(family == .ipv4 ? "IPv4" : "IPv6")\(via) metric \(c.metric[family]!)\(table)\(rule)"
         }
         return "type \(c.interface.type)\(c.interface.isMetered ? ", metered" : ""); " + parts.joined(separator: ", ")
     }

@@ -43,12 +43,25 @@ public struct SystemState: Hashable, Sendable, Codable {
     public var dnsServers: [IPAddress]
     /// Reachability of each policy target, keyed by the target as written in the policy.
     public var targets: [String: TargetReachability]
+    /// The routes the kernel would use to the internet, at most one per family (`ip route get`
+    /// with `ip rule` applied): empty when unknown, as in traces recorded before they were kept.
+    public var kernelRoutes: [KernelRoute]
 
-    public init(interfaces: [Interface] = [], dnsServers: [IPAddress] = [], targets: [String: TargetReachability] = [:])
-    {
+    public init(
+        interfaces: [Interface] = [],
+        dnsServers: [IPAddress] = [],
+        targets: [String: TargetReachability] = [:],
+        kernelRoutes: [KernelRoute] = []
+    ) {
         self.interfaces = interfaces.sorted { $0.index < $1.index }
         self.dnsServers = dnsServers
         self.targets = targets
+        self.kernelRoutes = kernelRoutes.sorted { $0.family < $1.family }
+    }
+
+    /// The kernel's route to the internet for `family`, if it has one.
+    public func kernelRoute(_ family: IPAddress.Family) -> KernelRoute? {
+        kernelRoutes.first { $0.family == family }
     }
 
     /// The interface with `name`, if present.
@@ -60,6 +73,7 @@ public struct SystemState: Hashable, Sendable, Codable {
         case interfaces
         case dnsServers = "dns_servers"
         case targets
+        case kernelRoutes = "kernel_routes"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -67,7 +81,8 @@ public struct SystemState: Hashable, Sendable, Codable {
         self.init(
             interfaces: try c.decode([Interface].self, forKey: .interfaces),
             dnsServers: try c.decodeIfPresent([IPAddress].self, forKey: .dnsServers) ?? [],
-            targets: try c.decodeIfPresent([String: TargetReachability].self, forKey: .targets) ?? [:]
+            targets: try c.decodeIfPresent([String: TargetReachability].self, forKey: .targets) ?? [:],
+            kernelRoutes: try c.decodeIfPresent([KernelRoute].self, forKey: .kernelRoutes) ?? []
         )
     }
 }

@@ -182,4 +182,6 @@ public enum KernelMessage: Hashable, Sendable {
     case deleteAddress(AddressRecord)
     case newRoute(RouteRecord, replace: Bool)
     case deleteRoute(RouteRecord)
+    case newRule(RuleRecord)
+    case deleteRule(RuleRecord)
 }

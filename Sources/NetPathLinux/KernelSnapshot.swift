@@ -2,7 +2,7 @@ import FoundationEssentials
 import NetPathCore
 
 /// What the engine publishes after each batch of kernel messages: links, their addresses and
-/// default routes. Small on purpose: the full route table stays inside the engine (a 100,000-route
+/// default routes, and the kernel's own routes to the internet. Small on purpose: the full route table stays inside the engine (a 100,000-route
 /// table copied per change would dominate CPU during a storm).
 public struct KernelSnapshot: Sendable, Equatable {
     /// Why this snapshot was published.
@@ -18,6 +18,8 @@ public struct KernelSnapshot: Sendable, Equatable {
     public var links: [LinkRecord]
     public var addresses: [Int32: [InterfaceAddress]]
     public var defaultRoutes: [Int32: [DefaultRoute]]
+    /// The kernel's routes to the internet (`ip route get`, rules applied), per family.
+    public var kernelRoutes: [KernelRoute]
     public var routeCount: Int
     /// Increases by one per published snapshot.
     public var generation: UInt64
@@ -32,6 +34,7 @@ public struct KernelSnapshot: Sendable, Equatable {
         links: [LinkRecord] = [],
         addresses: [Int32: [InterfaceAddress]] = [:],
         defaultRoutes: [Int32: [DefaultRoute]] = [:],
+        kernelRoutes: [KernelRoute] = [],
         routeCount: Int = 0,
         generation: UInt64 = 0,
         receivedAt: Date = Date(),
@@ -42,6 +45,7 @@ public struct KernelSnapshot: Sendable, Equatable {
         self.links = links
         self.addresses = addresses
         self.defaultRoutes = defaultRoutes
+        self.kernelRoutes = kernelRoutes
         self.routeCount = routeCount
         self.generation = generation
         self.receivedAt = receivedAt

@@ -8,12 +8,17 @@ import NetPathCore
 ///   deleted, when its last IPv4 address is removed, and when their preferred source is removed;
 /// - `NLM_F_REPLACE` replaces the route in the same slot (family, table, tos, destination, metric);
 /// - losing carrier removes nothing.
+///
+/// Routing rules (`ip rule`) are kept too: they decide which tables' default routes count
+/// (``defaultRoutesByInterface()``) and which rule a lookup went through (``rule(choosing:)``).
 public struct KernelTable: Sendable, Equatable {
     public private(set) var links: [Int32: LinkRecord] = [:]
     public private(set) var addresses: [AddressRecord.Key: AddressRecord] = [:]
     public private(set) var routes: [RouteRecord.Key: RouteRecord] = [:]
     /// The keys of default routes, kept apart so a snapshot never scans the whole table.
     public private(set) var defaultRouteKeys: Set<RouteRecord.Key> = []
+    /// The routing rules of both families.
+    public private(set) var rules: Set<RuleRecord> = []
 
     public init() {}
 
@@ -76,17 +81,25 @@ public struct KernelTable: Sendable, Equatable {
                 _ = insert(shrunk)
             }
             return true
+        case .newRule(let rule):
+            return rules.insert(rule).inserted
+        case .deleteRule(let rule):
+            return rules.remove(rule) != nil
         }
     }
 
     /// The number of routes held.
     public var routeCount: Int { routes.count }
 
-    /// The default routes through each interface.
+    /// The default routes through each interface, in every table a rule of their family looks
+    /// up: a default route in a table no rule reaches carries no traffic.
     public func defaultRoutesByInterface() -> [Int32: [DefaultRoute]] {
+        let reachable = [IPAddress.Family.ipv4, .ipv6].map { reachableTables($0) }
         var result: [Int32: [DefaultRoute]] = [:]
         for key in defaultRouteKeys {
-            guard let route = routes[key], route.isUnicast else { continue }
+            guard let route = routes[key], route.isUnicast,
+                reachable[route.family == .ipv4 ? 0 : 1].contains(route.table)
+            else { continue }
             for hop in route.nexthops {
                 result[hop.interfaceIndex, default: []].append(
                     DefaultRoute(family: route.family, gateway: hop.gateway, metric: route.metric, table: route.table)
@@ -94,6 +107,48 @@ public struct KernelTable: Sendable, Equatable {
             }
         }
         return result
+    }
+
+    /// The tables that a rule of `family` looks up (`lookup TABLE`), whatever its selectors.
+    ///
+    /// With no rules known for the family (a table built by hand, or a kernel that reports none),
+    /// the kernel's default rules are assumed: `main` and `default`.
+    public func reachableTables(_ family: IPAddress.Family) -> Set<UInt32> {
+        let own = rules.filter { $0.family == family }
+        guard !own.isEmpty else { return [DefaultRoute.mainTable, 253] }
+        return Set(own.filter { $0.action == .toTable && !$0.l3mdev }.map(\.table))
+    }
+
+    /// The rule that sent plain traffic to `route`'s table, walking the rules as the kernel does
+    /// for `ip route get` (``RuleRecord/matchesPlainTraffic(to:)``): the first `lookup` of that
+    /// table whose `suppress_prefixlength` would not have discarded the route. `nil` when no
+    /// rule explains it (selectors the walk cannot evaluate, such as a goto loop).
+    public func rule(choosing route: KernelRoute) -> RuleRecord? {
+        let ordered = rules.filter { $0.family == route.family }.sorted { $0.priority < $1.priority }
+        let probe = KernelRoute.probe(route.family)
+        var index = 0
+        var steps = 0
+        while index < ordered.count, steps <= ordered.count {
+            let rule = ordered[index]
+            steps += 1
+            index += 1
+            guard rule.matchesPlainTraffic(to: probe) else { continue }
+            switch rule.action {
+            case .toTable:
+                if rule.table == route.table, route.prefixLength > (rule.suppressPrefixLength ?? -1) { return rule }
+            case .goto:
+                // Jump to the first rule at or after the target priority; never backwards.
+                guard let next = ordered.firstIndex(where: { $0.priority >= rule.gotoTarget }), next >= index else {
+                    return nil
+                }
+                index = next
+            case .nop, .unspecified:
+                continue
+            case .blackhole, .unreachable, .prohibit:
+                return nil
+            }
+        }
+        return nil
     }
 
     /// The addresses of each interface.

@@ -46,6 +46,8 @@ public final class NetlinkEngine: Sendable {
 
     private struct Shared {
         var table = KernelTable()
+        /// The kernel's routes to the internet as of the last published snapshot.
+        var kernelRoutes: [KernelRoute] = []
         var statistics = EngineStatistics()
         var generation: UInt64 = 0
         var running = false
@@ -157,6 +159,7 @@ public final class NetlinkEngine: Sendable {
         }
         let events: NetlinkSocket
         let dumper: NetlinkSocket
+        let lookup: RouteLookup
         let eventCollector = MessageCollector()
         let dumpCollector = MessageCollector()
         do {
@@ -170,12 +173,13 @@ public final class NetlinkEngine: Sendable {
             dumper = try NetlinkSocket()
             dumper.useLargeReads()
             dumper.deliver(to: dumpCollector)
+            lookup = RouteLookup(socket: dumper, collector: dumpCollector)
             let table = try Self.dumpAll(dumper, into: dumpCollector)
             shared.withLock {
                 $0.table = table
                 $0.running = true
             }
-            publish(context, cause: .initialDump, at: Date())
+            publish(context, lookup, cause: .initialDump, at: Date())
         } catch {
             context.startup.signal(error)
             return
@@ -204,11 +208,12 @@ public final class NetlinkEngine: Sendable {
                 let now = Date()
                 let outcome = drain(events, eventCollector, logger: logger)
                 overrun = overrun || outcome.overrun
-                if !overrun && outcome.changed { publish(context, cause: .update, at: now) }
+                if !overrun && outcome.changed { publish(context, lookup, cause: .update, at: now) }
             }
             guard overrun else { continue }
             switch resync(
                 context,
+                lookup: lookup,
                 events: events,
                 eventCollector: eventCollector,
                 dumper: dumper,
@@ -282,6 +287,7 @@ public final class NetlinkEngine: Sendable {
     /// often as it takes (a storm ends). Only failing dumps are bounded.
     private func resync(
         _ context: ThreadContext,
+        lookup: RouteLookup,
         events: NetlinkSocket,
         eventCollector: MessageCollector,
         dumper: NetlinkSocket,
@@ -307,13 +313,13 @@ public final class NetlinkEngine: Sendable {
                     continue
                 }
                 logger.notice("netlink overrun: state re-dumped", metadata: ["attempts": "\(attempts)"])
-                publish(context, cause: .resync, at: Date())
+                publish(context, lookup, cause: .resync, at: Date())
                 return .converged
             } catch {
                 failures += 1
                 logger.warning("re-dump after overrun failed", metadata: ["error": "\(error)"])
                 if failures >= 5 {
-                    publish(context, cause: .resync, at: Date())
+                    publish(context, lookup, cause: .resync, at: Date())
                     return .failed
                 }
             }
@@ -326,22 +332,37 @@ public final class NetlinkEngine: Sendable {
         return poll(&fd, 1, 0) > 0
     }
 
-    private func publish(_ context: ThreadContext, cause: KernelSnapshot.Cause, at time: Date) {
+    private func publish(_ context: ThreadContext, _ lookup: RouteLookup, cause: KernelSnapshot.Cause, at time: Date) {
+        // Asked after the batch is applied, outside the lock: the kernel's answer reflects at
+        // least every change in the batch.
+        let kernelRoutes = lookup.kernelRoutes(explainedBy: table())
         var snapshot = shared.withLock { state in
             state.generation += 1
-            return KernelSnapshot(
-                links: state.table.links.values.sorted { $0.index < $1.index },
-                addresses: state.table.addressesByInterface(),
-                defaultRoutes: state.table.defaultRoutesByInterface(),
-                routeCount: state.table.routeCount,
-                generation: state.generation,
-                receivedAt: time,
-                cause: cause,
-                statistics: state.statistics
-            )
+            state.kernelRoutes = kernelRoutes
+            return Self.snapshot(of: state, cause: cause, at: time)
         }
         snapshot.publishedAt = Date()
         context.continuation.yield(snapshot)
+    }
+
+    /// The current state as a snapshot (the last published generation), for a reader that asks
+    /// rather than follows the stream.
+    public func snapshot() -> KernelSnapshot {
+        shared.withLock { Self.snapshot(of: $0, cause: .update, at: Date()) }
+    }
+
+    private static func snapshot(of state: Shared, cause: KernelSnapshot.Cause, at time: Date) -> KernelSnapshot {
+        KernelSnapshot(
+            links: state.table.links.values.sorted { $0.index < $1.index },
+            addresses: state.table.addressesByInterface(),
+            defaultRoutes: state.table.defaultRoutesByInterface(),
+            kernelRoutes: state.kernelRoutes,
+            routeCount: state.table.routeCount,
+            generation: state.generation,
+            receivedAt: time,
+            cause: cause,
+            statistics: state.statistics
+        )
     }
 
     private static func dumpAll(_ socket: NetlinkSocket, into collector: MessageCollector) throws(NetlinkError)
@@ -355,6 +376,7 @@ public final class NetlinkEngine: Sendable {
                 try socket.dump(Int32(RTM_GETLINK))
                 try socket.dump(Int32(RTM_GETADDR))
                 try socket.dump(Int32(RTM_GETROUTE))
+                try socket.dump(Int32(RTM_GETRULE))
             } catch {
                 lastError = error
                 if error.rawValue == NLE_DUMP_INTR { continue }

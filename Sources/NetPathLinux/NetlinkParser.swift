@@ -18,6 +18,8 @@ final class MessageCollector {
     static let deleteAddress: UInt16 = 21
     static let newRoute: UInt16 = 24
     static let deleteRoute: UInt16 = 25
+    static let newRule: UInt16 = 32
+    static let deleteRule: UInt16 = 33
     static let replaceFlag: UInt16 = 0x100
 
     /// The `NL_CB_VALID` callback: one call per received message.
@@ -34,6 +36,11 @@ final class MessageCollector {
             var parsed = np_link()
             guard np_parse_link(msg, &parsed) == 0, let record = link(parsed) else { return Int32(NL_OK.rawValue) }
             collector.messages.append(type == newLink ? .newLink(record) : .deleteLink(index: record.index))
+            return Int32(NL_OK.rawValue)
+        case newRule, deleteRule:
+            var parsed = np_rule()
+            guard np_parse_rule(msg, &parsed) == 0, let record = rule(parsed) else { return Int32(NL_OK.rawValue) }
+            collector.messages.append(type == newRule ? .newRule(record) : .deleteRule(record))
             return Int32(NL_OK.rawValue)
         case newAddress, deleteAddress, newRoute, deleteRoute:
             break
@@ -81,6 +88,43 @@ final class MessageCollector {
             mac: mac,
             arpType: link.arptype,
             kind: Self.string(&link.kind)
+        )
+    }
+
+    static func rule(_ rule: np_rule) -> RuleRecord? {
+        var rule = rule
+        let family: IPAddress.Family
+        switch Int32(rule.family) {
+        case AF_INET: family = .ipv4
+        case AF_INET6: family = .ipv6
+        default: return nil
+        }
+        let width = family == .ipv4 ? 4 : 16
+        func address<Bytes>(_ tuple: inout Bytes, _ length: UInt8) -> IPAddress? {
+            guard length > 0 else { return nil }
+            return withUnsafeBytes(of: &tuple) { IPAddress(bytes: Array($0.prefix(width))) }
+        }
+        return RuleRecord(
+            family: family,
+            priority: rule.priority,
+            action: RuleRecord.Action(rawValue: rule.action) ?? .unspecified,
+            table: rule.table,
+            gotoTarget: rule.goto_target,
+            inverted: rule.flags & 0x2 != 0,  // FIB_RULE_INVERT
+            source: address(&rule.src, rule.src_len),
+            sourceLength: Int(rule.src_len),
+            destination: address(&rule.dst, rule.dst_len),
+            destinationLength: Int(rule.dst_len),
+            tos: rule.tos,
+            mark: rule.has_fwmark != 0 ? RuleRecord.Mark(value: rule.fwmark, mask: rule.fwmask) : nil,
+            inputInterface: withUnsafeBytes(of: &rule.iifname) { InterfaceName.string(fromKernel: $0) },
+            outputInterface: withUnsafeBytes(of: &rule.oifname) { InterfaceName.string(fromKernel: $0) },
+            suppressPrefixLength: rule.suppress_prefixlen >= 0 ? Int(rule.suppress_prefixlen) : nil,
+            suppressInterfaceGroup: rule.suppress_ifgroup >= 0 ? Int(rule.suppress_ifgroup) : nil,
+            l3mdev: rule.l3mdev != 0,
+            uidRange: rule.has_uid_range != 0 && rule.uid_start <= rule.uid_end ? rule.uid_start...rule.uid_end : nil,
+            ipProtocol: rule.ip_proto,
+            hasPortRange: rule.has_port_range != 0
         )
     }
 

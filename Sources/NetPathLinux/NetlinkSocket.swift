@@ -1,5 +1,6 @@
 import CNetlink
 import Glibc
+import NetPathCore
 
 /// An owned `struct nl_sock` connected to `NETLINK_ROUTE`.
 ///
@@ -7,13 +8,10 @@ import Glibc
 final class NetlinkSocket {
     let handle: OpaquePointer
 
-    /// The multicast groups netpath follows (`RTNLGRP_*`).
+    /// The multicast groups netpath follows (`RTNLGRP_*`): links, addresses, routes and rules.
     static let groups: [Int32] = [
-        1,  // RTNLGRP_LINK
-        5,  // RTNLGRP_IPV4_IFADDR
-        7,  // RTNLGRP_IPV4_ROUTE
-        9,  // RTNLGRP_IPV6_IFADDR
-        11,  // RTNLGRP_IPV6_ROUTE
+        np_group_link(), np_group_ipv4_ifaddr(), np_group_ipv4_route(), np_group_ipv4_rule(),
+        np_group_ipv6_ifaddr(), np_group_ipv6_route(), np_group_ipv6_rule(),
     ]
 
     init() throws(NetlinkError) {
@@ -86,7 +84,26 @@ final class NetlinkSocket {
         return nl_recvmsgs_report(handle, callbacks)
     }
 
-    /// Dumps one object class (`RTM_GETLINK`, `RTM_GETADDR`, `RTM_GETROUTE`) into the collector.
+    /// Asks the kernel which route it would use for `address` (`ip route get`, rules applied) and
+    /// delivers the matched route to the collector; `false` when there is none (`ENETUNREACH`)
+    /// or the question failed.
+    ///
+    /// The socket must not request acknowledgements (``disableAcknowledgements()``): the reply is
+    /// one message, and an ACK after it would be read as the answer to the next question.
+    func routeGet(_ address: IPAddress) -> Bool {
+        var bytes = address.bytes
+        let sent = bytes.withUnsafeMutableBufferPointer {
+            np_route_get_request(handle, address.family == .ipv4 ? AF_INET : AF_INET6, $0.baseAddress, Int32($0.count))
+        }
+        guard sent >= 0 else { return false }
+        return nl_recvmsgs_default(handle) >= 0
+    }
+
+    /// Stops libnl from asking for an ACK to every request it sends.
+    func disableAcknowledgements() { nl_socket_disable_auto_ack(handle) }
+
+    /// Dumps one object class (`RTM_GETLINK`, `RTM_GETADDR`, `RTM_GETROUTE`, `RTM_GETRULE`) into
+    /// the collector.
     func dump(_ type: Int32) throws(NetlinkError) {
         var result = nl_rtgen_request(handle, type, AF_UNSPEC, Int32(NLM_F_DUMP))
         if result < 0 { throw .libnl(.dump, result, "request \(type)") }

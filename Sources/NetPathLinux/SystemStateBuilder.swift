@@ -87,6 +87,11 @@ public struct SystemStateBuilder: Sendable {
             )
         }
         facts = seen
-        return SystemState(interfaces: interfaces, dnsServers: dns.servers(at: resolvConfPath), targets: targets)
+        return SystemState(
+            interfaces: interfaces,
+            dnsServers: dns.servers(at: resolvConfPath),
+            targets: targets,
+            kernelRoutes: snapshot.kernelRoutes
+        )
     }
 }

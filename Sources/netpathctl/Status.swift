@@ -24,7 +24,11 @@ extension Netpathctl {
                 let configuration = try config.load().configuration
                 let update = try await source.currentState(for: configuration)
                 let paths = configuration.policies.map { PathEvaluator(policy: $0).path(for: update.state) }
-                report = StatusReport(interfaces: update.state.interfaces, paths: paths)
+                report = StatusReport(
+                    interfaces: update.state.interfaces,
+                    paths: paths,
+                    kernelRoutes: update.state.kernelRoutes
+                )
             } else {
                 guard let status = try source.connect().request(.status).checked().status else {
                     throw AgentError(message: "the agent sent no status")
@@ -35,7 +39,10 @@ extension Netpathctl {
                 print(String(decoding: try JSONCoding.prettyEncoder().encode(report), as: UTF8.self))
             } else {
                 print(
-                    StatusRenderer.render(SystemState(interfaces: report.interfaces), paths: report.paths),
+                    StatusRenderer.render(
+                        SystemState(interfaces: report.interfaces, kernelRoutes: report.kernelRoutes),
+                        paths: report.paths
+                    ),
                     terminator: ""
                 )
             }

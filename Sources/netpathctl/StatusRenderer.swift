@@ -15,6 +15,14 @@ enum StatusRenderer {
             ])
         }
         var out = table(rows)
+        if !state.kernelRoutes.isEmpty {
+            out += "\nkernel routes to the internet (ip route get, rules applied):\n"
+            for route in state.kernelRoutes {
+                let name =
+                    state.interfaces.first { $0.index == route.interfaceIndex }?.name ?? "#\(route.interfaceIndex)"
+                out += "  \(route.family == .ipv4 ? "IPv4" : "IPv6"): \(name) \(route)\n"
+            }
+        }
         for path in paths {
             out += "\n" + render(path)
         }
