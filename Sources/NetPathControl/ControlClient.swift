@@ -8,6 +8,9 @@ import NetPathCore
 /// an agent that accepts connections but is stuck never hangs its caller; the `monitor` stream
 /// that follows a `monitor` request (``readLine()``) has no such bound, since events may be rare.
 ///
+/// The agent closes a connection that has nothing under way for ``ControlProtocol/idleTimeout``:
+/// for requests seconds apart, connect for each one.
+///
 /// ```swift
 /// let client = try ControlClient(path: "/run/netpath/netpathd.sock")
 /// let reply = try client.request(.status)
