@@ -22,9 +22,10 @@ public struct AgentOptions: Sendable {
     public var controlSocketPath: String?
     /// How long `READY=1` may wait for the startup events' hooks before it is sent anyway.
     public var readyWaitLimit: Duration
-    /// How long stopping waits for the hooks and plugins of the events already dispatched, those
-    /// settle held included, before what is still queued is dropped. Hooks running then keep their
-    /// own timeout, so a stop takes at most this plus the longest `hook_timeout` and the kill grace.
+    /// How long stopping waits for the hooks of the events already dispatched, those settle held
+    /// included, before what is still queued is dropped. Hooks running then keep their own
+    /// timeout, so a stop takes at most this plus the longest `hook_timeout` and the kill grace.
+    /// (Plugins drain within their runner's own `drainTimeout`.)
     public var stopWaitLimit: Duration
     public var logger: Logger
 

@@ -109,19 +109,17 @@ final class MainLoop {
 
     // MARK: Stop
 
-    /// Dispatches what settle holds, the final state of its subjects, and lets hooks and plugins
-    /// run everything queued within ``AgentOptions/stopWaitLimit``. Handing the events over is not
+    /// Dispatches what settle holds, the final state of its subjects, and lets the hooks run
+    /// everything queued within ``AgentOptions/stopWaitLimit``. Handing the events over is not
     /// enough: once its task is cancelled the hook dispatcher drops what is still queued, and a
     /// subject's second event (`down` after `carrier-down`) always waits behind its first.
+    /// Plugins need no wait here: `PluginRunner.stopAll()`, next, drains their queues itself.
     private func stop() async {
         dispatch(settler.flush())
         let limit = agent.options.stopWaitLimit
-        let drained = await Deadline.race(limit) { [hooks, plugins] in
-            await hooks.waitUntilIdle()
-            await plugins.waitUntilIdle()
-        }
+        let drained = await Deadline.race(limit) { [hooks] in await hooks.waitUntilIdle() }
         if !drained {
-            logger.warning("hooks or plugins still busy \(limit) after the stop began; dropping what is still queued")
+            logger.warning("hooks still busy \(limit) after the stop began; dropping the events still queued")
         }
     }
 

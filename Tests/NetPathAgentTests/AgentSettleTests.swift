@@ -59,10 +59,16 @@ struct AgentSettleTests {
         }
     }
 
-    @Test("SIGTERM within the settle window: the held final states still reach the hook before the agent exits")
+    @Test(
+        "SIGTERM within the settle window: the held final states still reach the hook and the plugin before the agent exits"
+    )
     func stopDispatchesHeldStates() async throws {
         try await NetworkNamespace.with(["settlestop", "peer"]) { namespaces in
             try AgentLifecycleTests.uplink(namespaces)
+            let events = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "np-settlestop-\(UUID().uuidString.prefix(8)).jsonl"
+            )
+            defer { try? FileManager.default.removeItem(at: events) }
             let agent = try await AgentHarness(
                 namespace: namespaces[0],
                 config: """
@@ -70,10 +76,14 @@ struct AgentSettleTests {
                     settle = "5s"
                     startup_events = false
 
+                    [plugin.event-log]
+                    path = "\(events.path)"
+
                     [[rule]]
                     name = "final"
                     on = ["carrier-down", "down", "unsatisfied"]
                     run = ["10-record"]
+                    plugins = ["event-log"]
                     """
             )
             defer { agent.stop() }
@@ -95,6 +105,10 @@ struct AgentSettleTests {
             #expect(runs.contains("final carrier-down up0 0"), "\(runs)")
             #expect(runs.contains("final down up0 0"), "\(runs)")
             #expect(runs.contains { $0.hasPrefix("final unsatisfied ") }, "\(runs)")
+            let logged = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
+                .map { try JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
+                .map { "\($0.name.rawValue) \($0.interface ?? "-")" }
+            #expect(logged == ["carrier-down up0", "down up0", "unsatisfied -"], "\(logged)")
             let log = await agent.stderr.all
             #expect(!log.contains { $0.contains("not dispatched") }, "\(log.filter { $0.contains("not dispatched") })")
         }
