@@ -9,9 +9,6 @@ import Testing
 /// `status` is answered, when idle connections are closed): `make test` runs them serially.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct ControlSocketLimitsTests {
-    /// The agent's idle deadline (ControlLimits.idleTimeout), as the tests expect it.
-    static let idleTimeout: Duration = .seconds(5)
-
     /// Opens `count` connections to the socket at argv[1] and never writes. Prints `refused N`
     /// when the agent refused connection N, `closed N SECONDS` when the agent closed it without a
     /// word SECONDS after the last connect, `answered N` for anything else.
@@ -97,7 +94,7 @@ struct ControlSocketLimitsTests {
                 #expect(line.hasPrefix("closed "), "\(line)")
                 closed.append(Double(line.split(separator: " ").last ?? "") ?? -1)
             }
-            let idle = Double(Self.idleTimeout.components.seconds)
+            let idle = Double(ControlProtocol.idleTimeout.components.seconds)
             #expect(closed.allSatisfy { $0 > idle - 1.5 && $0 < idle + 5 }, "closed after \(closed) s")
             #expect(await lines.all.filter { $0.hasPrefix("refused ") }.count == 16)
             // With the slots free again, the other user is answered.
