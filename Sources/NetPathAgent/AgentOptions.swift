@@ -22,6 +22,11 @@ public struct AgentOptions: Sendable {
     public var controlSocketPath: String?
     /// How long `READY=1` may wait for the startup events' hooks before it is sent anyway.
     public var readyWaitLimit: Duration
+    /// How long stopping waits for the hooks of the events already dispatched, those settle held
+    /// included, before what is still queued is dropped. Hooks running then keep their own
+    /// timeout, so a stop takes at most this plus the longest `hook_timeout` and the kill grace.
+    /// (Plugins drain within their runner's own `drainTimeout`.)
+    public var stopWaitLimit: Duration
     public var logger: Logger
 
     public init(
@@ -33,6 +38,7 @@ public struct AgentOptions: Sendable {
         environment: [String: String] = [:],
         controlSocketPath: String? = nil,
         readyWaitLimit: Duration = .seconds(45),
+        stopWaitLimit: Duration = .seconds(30),
         logger: Logger = Logger(label: "netpathd")
     ) {
         self.configPath = configPath
@@ -43,6 +49,7 @@ public struct AgentOptions: Sendable {
         self.environment = environment
         self.controlSocketPath = controlSocketPath
         self.readyWaitLimit = readyWaitLimit
+        self.stopWaitLimit = stopWaitLimit
         self.logger = logger
     }
 }

@@ -9,29 +9,34 @@ import Synchronization
 /// Serves the control socket: JSON-line requests from `netpathctl` and `PathMonitor`.
 ///
 /// One thread polls the listening socket and every client, so a slow or malicious client can
-/// neither block the agent nor other clients:
+/// neither block the agent nor other clients (``ControlLimits`` has the figures):
 /// - a request line is at most ``ControlProtocol/maximumRequestBytes``; a longer one gets an
 ///   error reply and the connection is closed, without buffering the rest;
 /// - malformed JSON or an unknown command gets an error reply;
-/// - a `monitor` client whose unread output passes ``monitorBacklogLimit`` is dropped rather
-///   than slowing the agent or the other monitors;
+/// - each connection carries one request at a time (``ControlConnection``): nothing more is read
+///   from a client until its reply is handed over, so one that pipelines requests without
+///   reading the replies holds one reply, not all of them, and cannot delay the others;
+/// - a connection with nothing under way is closed after the idle deadline, one whose request
+///   or reply stalls after the request deadline;
+/// - a `monitor` client whose unread output passes the backlog limit is dropped rather than
+///   slowing the agent or the other monitors;
+/// - other users share a fixed number of connections, and a few more are kept for root (and the
+///   agent's own user), so `status` and `reload` get through whatever other clients do;
 /// - `reload` is answered only for peers whose `SO_PEERCRED` uid is 0.
 ///
 /// The socket is created root-owned with mode 0660 in a directory that only root (or the agent's
 /// user) may write: see ``prepareDirectory()``.
 final class ControlServer: @unchecked Sendable {
-    // @unchecked: `clients` and the socket fds are touched only by the server thread; everything
-    // shared with other threads is inside `shared` (a Mutex) or is immutable.
+    // @unchecked: `connections` and the socket fds are touched only by the server thread;
+    // everything shared with other threads is inside `shared` (a Mutex) or is immutable.
 
     /// Answers a request synchronously from the agent's published state.
     typealias Answer = @Sendable (ControlCommand) -> ControlReply
     /// Starts a reload; the completion is called with the reply, on any thread.
     typealias Reload = @Sendable (@escaping @Sendable (ControlReply) -> Void) -> Void
 
-    static let monitorBacklogLimit = 1 << 20
-    static let maximumClients = 64
-
     let path: String
+    let limits: ControlLimits
     private let logger: Logger
     private let answer: Answer
     private let reload: Reload
@@ -40,29 +45,29 @@ final class ControlServer: @unchecked Sendable {
     private var started = false
     private let finished = Mutex(false)
 
+    /// What other threads hand the server thread, by connection id: reload replies, and events for
+    /// monitors.
     private struct Outbox {
-        var pending: [Int32: [UInt8]] = [:]
-        var monitors: Set<Int32> = []
+        var pending: [UInt64: [UInt8]] = [:]
+        var monitors: Set<UInt64> = []
         var stopping = false
-        var dropped: Set<Int32> = []
     }
     private let shared = Mutex(Outbox())
 
-    private final class Client {
-        let fd: Int32
-        let uid: UInt32
-        var input: [UInt8] = []
-        var output: [UInt8] = []
-        var closeAfterWrite = false
-        init(fd: Int32, uid: UInt32) {
-            self.fd = fd
-            self.uid = uid
-        }
-    }
-    private var clients: [Int32: Client] = [:]
+    private var connections: [UInt64: ControlConnection] = [:]
+    private var lastConnection: UInt64 = 0
+    /// Set while the shared connections are all taken, so the refusals are logged once per episode.
+    private var full = false
 
-    init(path: String, logger: Logger, answer: @escaping Answer, reload: @escaping Reload) {
+    init(
+        path: String,
+        limits: ControlLimits = ControlLimits(),
+        logger: Logger,
+        answer: @escaping Answer,
+        reload: @escaping Reload
+    ) {
         self.path = path
+        self.limits = limits
         self.logger = logger
         self.answer = answer
         self.reload = reload
@@ -153,7 +158,7 @@ final class ControlServer: @unchecked Sendable {
     func broadcast(_ line: String) {
         let bytes = Array(line.utf8) + [UInt8(ascii: "\n")]
         let anyone = shared.withLock { outbox in
-            for fd in outbox.monitors { outbox.pending[fd, default: []] += bytes }
+            for id in outbox.monitors { outbox.pending[id, default: []] += bytes }
             return !outbox.monitors.isEmpty
         }
         if anyone { wake() }
@@ -162,10 +167,13 @@ final class ControlServer: @unchecked Sendable {
     /// The number of clients currently monitoring.
     var monitorCount: Int { shared.withLock { $0.monitors.count } }
 
-    private func enqueue(_ reply: ControlReply, to fd: Int32) {
-        let line = ((try? JSONCoding.line(reply)) ?? #"{"ok":false,"error":"internal error"}"#) + "\n"
-        shared.withLock { $0.pending[fd, default: []] += Array(line.utf8) }
+    private func enqueue(_ reply: ControlReply, to id: UInt64) {
+        shared.withLock { $0.pending[id, default: []] += Self.line(reply) }
         wake()
+    }
+
+    private static func line(_ reply: ControlReply) -> [UInt8] {
+        Array(((try? JSONCoding.line(reply)) ?? #"{"ok":false,"error":"internal error"}"#).utf8) + [UInt8(ascii: "\n")]
     }
 
     private func wake() { waker.wake() }
@@ -210,21 +218,24 @@ final class ControlServer: @unchecked Sendable {
 
     private func serve() {
         defer {
-            for client in clients.values { close(client.fd) }
-            clients = [:]
+            for connection in connections.values { close(connection.fd) }
+            connections = [:]
             finished.withLock { $0 = true }
         }
         while true {
+            let polled = Array(connections.values)
             var fds = [
                 pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: waker.readEnd, events: Int16(POLLIN), revents: 0),
             ]
-            for client in clients.values {
-                var events = Int16(POLLIN)
-                if !client.output.isEmpty { events |= Int16(POLLOUT) }
-                fds.append(pollfd(fd: client.fd, events: events, revents: 0))
+            for connection in polled {
+                var events: Int16 = 0
+                if connection.wantsInput { events |= Int16(POLLIN) }
+                if !connection.output.isEmpty { events |= Int16(POLLOUT) }
+                // With no events asked, poll still reports POLLHUP and POLLERR: the peer left.
+                fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
             }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 {
+            if poll(&fds, nfds_t(fds.count), pollTimeout(at: .now)) < 0 {
                 if errno == EINTR { continue }
                 logger.error("control socket poll failed: \(String(cString: strerror(errno)))")
                 return
@@ -233,31 +244,52 @@ final class ControlServer: @unchecked Sendable {
             if shared.withLock({ $0.stopping }) { return }
             collectOutbox()
             if fds[0].revents != 0 { acceptClients() }
-            for entry in fds.dropFirst(2) where entry.revents != 0 {
-                guard let client = clients[entry.fd] else { continue }
-                if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readFrom(client) }
-                if clients[entry.fd] != nil, !client.output.isEmpty { writeTo(client) }
+            for (connection, entry) in zip(polled, fds.dropFirst(2)) where entry.revents != 0 {
+                guard connections[connection.id] != nil else { continue }
+                // POLLHUP: the peer closed both ways (a half-close shows as POLLIN and a read of
+                // 0). It will read no reply, so there is nothing left to do for it.
+                if entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                    disconnect(connection)
+                    continue
+                }
+                if entry.revents & Int16(POLLIN) != 0 { read(connection) }
             }
-            for client in Array(clients.values) where !client.output.isEmpty { writeTo(client) }
+            for connection in Array(connections.values) { serveRequests(connection) }
+            expire(at: .now)
         }
     }
 
-    private func collectOutbox() {
-        let (pending, dropped) = shared.withLock { outbox -> ([Int32: [UInt8]], Set<Int32>) in
-            defer {
-                outbox.pending = [:]
-                outbox.dropped = []
-            }
-            return (outbox.pending, outbox.dropped)
+    /// Zero when a client has a request ready (it was cut short by the per-pass limit), else
+    /// until the nearest deadline, rounded up so the wait never ends just before it.
+    private func pollTimeout(at now: ContinuousClock.Instant) -> Int32 {
+        var nearest: ContinuousClock.Instant?
+        for connection in connections.values {
+            if connection.hasRequest { return 0 }
+            if let deadline = connection.deadline(limits) { nearest = min(nearest ?? deadline, deadline) }
         }
-        for fd in dropped { disconnect(fd) }
-        for (fd, bytes) in pending {
-            guard let client = clients[fd] else { continue }
-            client.output += bytes
-            if client.output.count > Self.monitorBacklogLimit {
-                logger.warning("dropping a monitor client that does not read (\(client.output.count) bytes unread)")
-                disconnect(fd)
+        guard let nearest else { return -1 }
+        let left = now.duration(to: nearest)
+        guard left > .zero else { return 0 }
+        return Int32(min((left / .milliseconds(1)).rounded(.up), Double(Int32.max)))
+    }
+
+    private func collectOutbox() {
+        let pending = shared.withLock { outbox in
+            defer { outbox.pending = [:] }
+            return outbox.pending
+        }
+        let now = ContinuousClock.now
+        for (id, bytes) in pending {
+            guard let connection = connections[id] else { continue }
+            connection.queue(bytes, at: now)
+            if connection.monitoring, connection.output.count > limits.monitorBacklog {
+                logger.warning(
+                    "dropping a monitor client that does not read (\(connection.output.count) bytes unread; \(connection.peer))"
+                )
+                disconnect(connection)
+                continue
             }
+            write(connection)
         }
     }
 
@@ -265,108 +297,140 @@ final class ControlServer: @unchecked Sendable {
         while true {
             let fd = acceptClient(listener, nonBlocking: true)
             if fd < 0 { return }
-            // struct ucred { pid_t pid; uid_t uid; gid_t gid; }: read as three 32-bit words.
-            var credentials: (Int32, UInt32, UInt32) = (0, UInt32.max, UInt32.max)
-            var length = socklen_t(MemoryLayout.size(ofValue: credentials))
-            if getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0 {
+            guard let peer = ControlPeer(socket: fd) else {
                 close(fd)
                 continue
             }
-            if clients.count >= Self.maximumClients {
-                let line = Array(((try? JSONCoding.line(ControlReply.failure("too many clients"))) ?? "").utf8) + [10]
-                _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                close(fd)
+            guard limits.admits(peer, open: connections.count) else {
+                refuse(fd, peer)
                 continue
             }
-            clients[fd] = Client(fd: fd, uid: credentials.1)
+            if connections.count < limits.sharedConnections { full = false }
+            lastConnection += 1
+            connections[lastConnection] = ControlConnection(id: lastConnection, fd: fd, peer: peer, at: .now)
         }
     }
 
-    private func readFrom(_ client: Client) {
+    /// Tells a client over the limit why, and closes its connection.
+    private func refuse(_ fd: Int32, _ peer: ControlPeer) {
+        if !full {
+            full = true
+            logger.warning(
+                "control socket full (\(connections.count) connections open): refusing new ones until some close, first \(peer)"
+            )
+        }
+        let reply = Self.line(.failure("too many clients: \(connections.count) connections are open; try again later"))
+        // A new socket's buffer always has room for one line.
+        _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        close(fd)
+    }
+
+    /// Reads what the connection wants: a chunk at a time, and no more once a request is complete.
+    private func read(_ connection: ControlConnection) {
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+        while connection.wantsInput {
+            let n = chunk.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
             if n == 0 {
-                disconnect(client.fd)
+                connection.receiveEnd(at: .now)
                 return
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { break }
-                disconnect(client.fd)
+                if errno != EAGAIN && errno != EWOULDBLOCK { disconnect(connection) }
                 return
             }
-            if shared.withLock({ $0.monitors.contains(client.fd) }) { continue }  // monitors only read
-            client.input += chunk[..<n]
-            while let newline = client.input.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(client.input[..<newline])
-                client.input.removeSubrange(...newline)
-                handle(line, from: client)
-            }
-            if client.input.count > ControlProtocol.maximumRequestBytes {
-                client.input = []
-                respond(.failure("request longer than \(ControlProtocol.maximumRequestBytes) bytes"), to: client)
-                client.closeAfterWrite = true
-                return
-            }
+            connection.receive(chunk[..<n], at: .now)
         }
     }
 
-    private func handle(_ line: [UInt8], from client: Client) {
-        guard line.count <= ControlProtocol.maximumRequestBytes else {
-            respond(.failure("request longer than \(ControlProtocol.maximumRequestBytes) bytes"), to: client)
-            client.closeAfterWrite = true
-            return
+    /// Answers the connection's buffered requests, at most ``ControlLimits/requestsPerPass``, each
+    /// handed to the kernel before the next is taken; closes the connection when it is done.
+    private func serveRequests(_ connection: ControlConnection) {
+        var taken = 0
+        while taken < limits.requestsPerPass, let request = connection.nextRequest(at: .now) {
+            taken += 1
+            switch request {
+            case .line(let line):
+                handle(line, from: connection)
+            case .tooLong:
+                respond(.failure("request longer than \(ControlProtocol.maximumRequestBytes) bytes"), to: connection)
+            }
+            write(connection)
+            guard connections[connection.id] != nil else { return }
         }
+        write(connection)
+    }
+
+    private func handle(_ line: [UInt8], from connection: ControlConnection) {
         let request: ControlRequest
         do {
             request = try JSONDecoder().decode(ControlRequest.self, from: Data(line))
         } catch {
             let commands = ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
-            respond(.failure("malformed request: expected {\"command\": …} with one of \(commands)"), to: client)
+            respond(.failure("malformed request: expected {\"command\": …} with one of \(commands)"), to: connection)
             return
         }
         switch request.command {
         case .reload:
-            guard client.uid == 0 else {
-                respond(.failure("only root may reload netpathd (your uid is \(client.uid))"), to: client)
+            guard connection.peer.mayReload else {
+                respond(.failure("only root may reload netpathd (your uid is \(connection.peer.uid))"), to: connection)
                 return
             }
-            let fd = client.fd
-            reload { [weak self] reply in self?.enqueue(reply, to: fd) }
+            // The connection owes this reply until the main loop sends it back (`collectOutbox`).
+            let id = connection.id
+            reload { [weak self] reply in self?.enqueue(reply, to: id) }
         case .monitor:
-            respond(ControlReply(ok: true, monitoring: true), to: client)
-            shared.withLock { _ = $0.monitors.insert(client.fd) }
+            respond(ControlReply(ok: true, monitoring: true), to: connection)
+            connection.startMonitoring(at: .now)
+            shared.withLock { _ = $0.monitors.insert(connection.id) }
         case .status, .explain, .hooks:
-            respond(answer(request.command), to: client)
+            respond(answer(request.command), to: connection)
         }
     }
 
-    private func respond(_ reply: ControlReply, to client: Client) {
-        let line = ((try? JSONCoding.line(reply)) ?? #"{"ok":false,"error":"internal error"}"#) + "\n"
-        client.output += Array(line.utf8)
+    private func respond(_ reply: ControlReply, to connection: ControlConnection) {
+        connection.queue(Self.line(reply), at: .now)
     }
 
-    private func writeTo(_ client: Client) {
-        while !client.output.isEmpty {
-            let n = client.output.withUnsafeBytes { send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    /// Hands as much output to the kernel as it takes; closes the connection once it is done.
+    private func write(_ connection: ControlConnection) {
+        guard connections[connection.id] != nil else { return }
+        while !connection.output.isEmpty {
+            let n = connection.output.withUnsafeBytes {
+                send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                disconnect(client.fd)
+                disconnect(connection)
                 return
             }
-            client.output.removeFirst(n)
+            connection.sent(n, at: .now)
         }
-        if client.closeAfterWrite { disconnect(client.fd) }
+        if connection.isFinished { disconnect(connection) }
     }
 
-    private func disconnect(_ fd: Int32) {
-        guard clients.removeValue(forKey: fd) != nil else { return }
-        shared.withLock { outbox in
-            outbox.monitors.remove(fd)
-            outbox.pending[fd] = nil
+    /// Closes the connections whose deadline has passed.
+    private func expire(at now: ContinuousClock.Instant) {
+        for connection in Array(connections.values) {
+            guard let deadline = connection.deadline(limits), deadline <= now else { continue }
+            let reason: String
+            switch connection.phase {
+            case .idle: reason = "no request within \(limits.idleTimeout)"
+            case .receiving: reason = "request not complete within \(limits.requestTimeout)"
+            default: reason = "reply not read within \(limits.requestTimeout)"
+            }
+            logger.info("closing a control connection (\(connection.peer)): \(reason)")
+            disconnect(connection)
         }
-        close(fd)
+    }
+
+    private func disconnect(_ connection: ControlConnection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        shared.withLock { outbox in
+            outbox.monitors.remove(connection.id)
+            outbox.pending[connection.id] = nil
+        }
+        close(connection.fd)
     }
 }

@@ -70,8 +70,7 @@ final class MainLoop {
             case .reload(let reply):
                 reply(await reload())
             case .ended:
-                // Held events are the final state of their subjects: dispatch them before stopping.
-                dispatch(settler.flush())
+                await stop()
                 return
             }
             scheduleTick()
@@ -106,6 +105,22 @@ final class MainLoop {
         }
         agent.notify(["READY=1", "STATUS=\(statusLine)"])
         logger.notice("ready", metadata: ["status": .string(statusLine)])
+    }
+
+    // MARK: Stop
+
+    /// Dispatches what settle holds, the final state of its subjects, and lets the hooks run
+    /// everything queued within ``AgentOptions/stopWaitLimit``. Handing the events over is not
+    /// enough: once its task is cancelled the hook dispatcher drops what is still queued, and a
+    /// subject's second event (`down` after `carrier-down`) always waits behind its first.
+    /// Plugins need no wait here: `PluginRunner.stopAll()`, next, drains their queues itself.
+    private func stop() async {
+        dispatch(settler.flush())
+        let limit = agent.options.stopWaitLimit
+        let drained = await Deadline.race(limit) { [hooks] in await hooks.waitUntilIdle() }
+        if !drained {
+            logger.warning("hooks still busy \(limit) after the stop began; dropping the events still queued")
+        }
     }
 
     // MARK: Updates

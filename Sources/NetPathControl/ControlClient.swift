@@ -8,6 +8,9 @@ import NetPathCore
 /// an agent that accepts connections but is stuck never hangs its caller; the `monitor` stream
 /// that follows a `monitor` request (``readLine()``) has no such bound, since events may be rare.
 ///
+/// The agent closes a connection that has nothing under way for ``ControlProtocol/idleTimeout``:
+/// for requests seconds apart, connect for each one.
+///
 /// ```swift
 /// let client = try ControlClient(path: "/run/netpath/netpathd.sock")
 /// let reply = try client.request(.status)
@@ -122,10 +125,23 @@ public final class ControlClient {
     /// - Throws: ``Failure/noReply(path:timeout:)`` when none came in time.
     public func request(_ command: ControlCommand, timeout: Duration? = nil) throws(Failure) -> ControlReply {
         let timeout = timeout ?? Self.replyTimeout(for: command)
-        try send(ControlRequest(command))
+        do {
+            try send(ControlRequest(command))
+        } catch .protocolError(let reason) {
+            // An agent that refuses the connection (too many clients) writes why and closes
+            // without reading the request: that reply, already here, says more than the broken pipe.
+            guard let line = try? readLine(within: .zero), let reply = try? decode(line) else {
+                throw .protocolError(reason)
+            }
+            return reply
+        }
         guard let line = try readLine(within: timeout) else {
             throw .protocolError("the agent closed the connection without replying")
         }
+        return try decode(line)
+    }
+
+    private func decode(_ line: String) throws(Failure) -> ControlReply {
         do {
             return try JSONDecoder().decode(ControlReply.self, from: Data(line.utf8))
         } catch {

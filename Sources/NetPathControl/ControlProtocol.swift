@@ -7,9 +7,26 @@ import NetPathCore
 ///
 /// Requests are at most ``ControlProtocol/maximumRequestBytes`` long; anything else gets an
 /// error reply.
+///
+/// What the agent expects of a client, so that none can hold it up:
+/// - Requests may be pipelined, but the agent takes the next one only when the previous reply has
+///   been handed over, and reads nothing from the client meanwhile: a client that does not read
+///   its replies stalls only itself.
+/// - A connection with nothing under way is closed after ``ControlProtocol/idleTimeout``; a
+///   request must arrive whole, and its reply be read, within ``ControlProtocol/requestTimeout``.
+///   `reload` (answered once carried out) and the `monitor` stream are not timed.
+/// - A client may shut down its sending side after its last request (a final newline is then
+///   optional): the replies still come, then the agent closes the connection.
+/// - Other users share 64 connections; a few more are kept for root, so `status` and `reload`
+///   get through whatever other clients do. A refused connection gets the reply
+///   `{"ok":false,"error":"too many clients …"}`.
 public enum ControlProtocol {
     /// The longest request line the agent reads; longer ones are refused without being buffered.
     public static let maximumRequestBytes = 4096
+    /// How long the agent keeps a connection that has nothing under way.
+    public static let idleTimeout: Duration = .seconds(5)
+    /// How long a request may take to arrive, and its reply to be read.
+    public static let requestTimeout: Duration = .seconds(5)
 }
 
 /// What a client asks.

@@ -8,9 +8,9 @@ import NetPathConfig
 import NetPathControl
 import NetPathCore
 import NetPathPlugin
-import ShippedPlugins
 import Prometheus
 import ServiceLifecycle
+import ShippedPlugins
 import UnixSignals
 
 /// `netpathd`: the netpath agent. The process starts in `EntryPoint` (EntryPoint.swift).
@@ -21,9 +21,10 @@ struct Netpathd: AsyncParsableCommand {
             "The netpath agent: follows links, addresses and routes, evaluates policies and rules, and runs hooks and plugins on every transition.",
         discussion: """
             Runs in the foreground (systemd Type=notify). SIGHUP reloads the configuration (an invalid \
-            one is rejected and the old one stays); SIGTERM and SIGINT stop after running hooks finish \
-            or time out. Without --config, reads \(ConfigurationFile.defaultPath) if it exists, else the \
-            embedded default (see `netpathctl check-config`).
+            one is rejected and the old one stays); SIGTERM and SIGINT stop after dispatching the events \
+            settle holds and letting queued and running hooks finish (or time out). Without --config, \
+            reads \(ConfigurationFile.defaultPath) if it exists, else the embedded default (see \
+            `netpathctl check-config`).
             """,
         version: "0.1.0"
     )

@@ -165,6 +165,26 @@ struct ControlSocketTests {
             #expect(agent.process.isRunning)
         }
     }
+
+    @Test("a client that half-closes after its request gets its reply, with or without the final newline, then the end")
+    func halfClosedRequest() async throws {
+        try await NetworkNamespace.with(["half", "peer"]) { namespaces in
+            try AgentLifecycleTests.uplink(namespaces)
+            let agent = try await AgentHarness(namespace: namespaces[0], config: "")
+            defer { agent.stop() }
+            try await agent.awaitReady()
+
+            for request in [#"{"command":"status"}"# + "\n", #"{"command":"status"}"#] {
+                // Several times: the agent may see the request and the end in one wake-up or two.
+                for _ in 0..<5 {
+                    let (reply, ended) = try RawClient(path: agent.socketPath).halfClosedExchange(Array(request.utf8))
+                    let lines = reply.split(separator: "\n")
+                    #expect(lines.count == 1 && lines[0].contains(#""ok":true"#), "\(request): \(reply.prefix(200))")
+                    #expect(ended, "\(request): the agent kept the connection open after the reply")
+                }
+            }
+        }
+    }
 }
 
 /// Writes raw bytes to the socket (until the agent stops reading) and returns the first reply line.
@@ -196,5 +216,22 @@ struct RawClient {
             reply += chunk[..<n]
         }
         return String(decoding: reply, as: UTF8.self)
+    }
+
+    /// Sends `bytes`, shuts down the sending side, and reads until the agent closes the connection.
+    /// Returns what was read, and whether the read ended because the agent closed (not a timeout).
+    func halfClosedExchange(_ bytes: [UInt8]) throws -> (reply: String, ended: Bool) {
+        defer { close(fd) }
+        let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == bytes.count else { throw TestFailure("send: \(sent) of \(bytes.count) bytes") }
+        guard shutdown(fd, Int32(SHUT_WR)) == 0 else { throw TestFailure("shutdown: \(errno)") }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n == 0 { return (String(decoding: reply, as: UTF8.self), true) }
+            if n < 0 { return (String(decoding: reply, as: UTF8.self), false) }
+            reply += chunk[..<n]
+        }
     }
 }

@@ -187,6 +187,24 @@ import Testing
         #expect(rest.first?.interfaceState?.mtu == 1515)
     }
 
+    @Test func flushEmitsEveryHeldFinalStateAtOnceAndHoldsNothingAfter() {
+        // What a stop does within the window: a link went down 100 ms ago, the agent is told to stop.
+        let up = StateFixtures.state(StateFixtures.wired())
+        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let (startup, steps) = transitions([up, down])
+        var settler = Settler(window: .seconds(5))
+        _ = settler.receive(startup, at: at(0))
+        #expect(settler.receive(steps[0], at: at(100)).isEmpty)
+        let flushed = settler.flush()
+        // The same net change the window's end would have emitted, oldest subject first.
+        #expect(names(flushed) == ["interface:2 carrier-down", "interface:2 down", "policy:default unsatisfied"])
+        #expect(flushed == steps[0])
+        #expect(settler.isIdle)
+        #expect(settler.nextDeadline == nil)
+        #expect(settler.tick(at: at(5100)).isEmpty)
+        #expect(settler.flush().isEmpty)
+    }
+
     @Test func withoutAKnownPreviousStateABurstIsEmittedUnchanged() {
         let up = StateFixtures.state(StateFixtures.wired())
         let down = StateFixtures.state(StateFixtures.wired(carrier: false))

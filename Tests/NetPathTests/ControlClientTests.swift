@@ -11,18 +11,21 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct ControlClientTests {
     /// A listening Unix socket that never replies; with `sending`, it accepts the first
-    /// connection and sends those bytes before going silent (keeping the connection open).
+    /// connection and sends those bytes before going silent (keeping the connection open), or
+    /// with `thenClosing`, closing it without reading anything (as an agent refuses a client).
     final class SilentServer: Sendable {
         let path: String
         private let listener: Int32
         /// The accepted connection, set by the accepting thread, closed by deinit.
         private let accepted = Descriptor()
+        /// Signalled once the bytes are sent (and the connection closed, with `thenClosing`).
+        private let sent = DispatchSemaphore(value: 0)
 
         final class Descriptor: Sendable {
             let fd = Mutex<Int32>(-1)
         }
 
-        init(sending bytes: String? = nil) throws {
+        init(sending bytes: String? = nil, thenClosing: Bool = false) throws {
             let path = FileManager.default.temporaryDirectory
                 .appendingPathComponent("np-silent-\(UUID().uuidString.prefix(8)).sock").path
             let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -38,12 +41,19 @@ struct ControlClientTests {
             // Captures only the descriptor and the box, not the server: deinit can always run,
             // and its shutdown(listener) wakes an accept still waiting.
             let accepted = accepted
+            let sent = sent
             Thread {
                 let fd = accept(listener, nil, nil)
                 guard fd >= 0 else { return }
                 _ = Array(bytes.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                accepted.fd.withLock { $0 = fd }
+                if thenClosing { close(fd) } else { accepted.fd.withLock { $0 = fd } }
+                sent.signal()
             }.start()
+        }
+
+        /// Waits until the bytes are sent; false after 5 s.
+        func awaitSent() -> Bool {
+            sent.wait(timeout: .now() + 5) == .success
         }
 
         deinit {
@@ -108,6 +118,19 @@ struct ControlClientTests {
         }
         // A late reply must not answer the next request: the client refuses to reuse the line.
         #expect(throws: ControlClient.Failure.self) { _ = try client.request(.status, timeout: .milliseconds(300)) }
+    }
+
+    @Test("an agent that refuses the connection before reading the request: its reply is returned, not the broken pipe")
+    func refusedConnection() throws {
+        let server = try SilentServer(
+            sending: #"{"ok":false,"error":"too many clients: 64 connections are open; try again later"}"# + "\n",
+            thenClosing: true
+        )
+        let client = try ControlClient(path: server.path)
+        #expect(server.awaitSent(), "the server never accepted")
+        let reply = try client.request(.status, timeout: .milliseconds(300))
+        #expect(!reply.ok)
+        #expect(reply.error?.hasPrefix("too many clients") == true, "\(reply)")
     }
 
     @Test("after the monitor acknowledgement, reading events waits past the reply timeout")
