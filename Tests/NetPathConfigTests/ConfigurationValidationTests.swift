@@ -372,6 +372,13 @@ import Testing
             column: 9,
             message: #"match must be a valid name glob, found "eth[0-": '[' at offset 3 is never closed with ']'"#
         ),
+        // The bad characters of a rejected value are shown escaped: one error, one line.
+        .init(
+            text: "[[rule]]\nname = \"r\"\ninterface = \"eth[\\n-\\u0001]\"",
+            line: 3,
+            column: 13,
+            message: #"interface must be a valid name glob, found "eth[\n-\u0001]": range \n-\u0001 is reversed"#
+        ),
         .init(
             text: "[[rule]]\nname = \"r\"\ninterface = \"\"",
             line: 3,
@@ -493,6 +500,13 @@ import Testing
                 f.toml:12:10: error: policy "q" is not defined; defined policies: "p"
                 """
         )
+    }
+
+    // MARK: - Rendering
+
+    @Test func aDiagnosticIsOneLineWhateverItsMessageAndFile() {
+        let diagnostic = Diagnostic(file: "a\nb.toml", line: 1, column: 2, message: "found \"x\ny\u{1B}\"")
+        #expect(diagnostic.description == #"a\nb.toml:1:2: error: found "x\ny\u001B""#)
     }
 
     // MARK: - Warnings

@@ -1,0 +1,35 @@
+extension StringProtocol {
+    /// The text with every control character (Unicode category Cc: U+0000–U+001F, U+007F,
+    /// U+0080–U+009F) written as an escape: `\n`, `\r`, `\t`, or `\uXXXX` for the others.
+    ///
+    /// Error messages quote the values they reject, and those values come from files anyone
+    /// could have written: a raw newline would split one error into two lines that look like
+    /// separate errors, and an escape sequence would reach the terminal. Everything else,
+    /// quotes and backslashes included, is kept as it is.
+    public var escapingControlCharacters: String {
+        guard unicodeScalars.contains(where: \.isControlCharacter) else { return String(self) }
+        var out = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            guard scalar.isControlCharacter else {
+                out.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
+            case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
+            case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
+            default:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out.append(contentsOf: (#"\u"# + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            }
+        }
+        return String(out)
+    }
+}
+
+extension Unicode.Scalar {
+    /// C0, DEL and C1 controls.
+    fileprivate var isControlCharacter: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value)
+    }
+}
