@@ -61,6 +61,25 @@ struct CheckConfigCommandTests {
         #expect(lines[2].hasPrefix("\(path):8:") && lines[2].contains("did you mean \"up\""))
     }
 
+    @Test("absurd durations exit 1, each error naming the key's maximum")
+    func absurdDurations() throws {
+        let (result, path) = try Self.check(
+            """
+            [agent]
+            hook_timeout = "99999999999h"
+            settle = "2h"
+            """
+        )
+        #expect(result.status == 1)
+        #expect(
+            result.stderr == """
+                \(path):2:16: error: hook_timeout must be at most "24h", found "99999999999h"
+                \(path):3:10: error: settle must be at most "1h", found "2h"
+
+                """
+        )
+    }
+
     @Test("a missing file exits 1 naming the file")
     func missingFile() throws {
         let (result, path) = try Self.check(nil)

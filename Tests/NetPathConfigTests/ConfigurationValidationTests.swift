@@ -242,6 +242,25 @@ import Testing
             column: 16,
             message: #"hook_timeout must be longer than zero, found "0s""#
         ),
+        // Absurd durations: each key has a maximum, named in the message.
+        .init(
+            text: "[agent]\nhook_timeout = \"99999999999h\"",
+            line: 2,
+            column: 16,
+            message: #"hook_timeout must be at most "24h", found "99999999999h""#
+        ),
+        .init(
+            text: "[agent]\nsettle = \"1h1ms\"",
+            line: 2,
+            column: 10,
+            message: #"settle must be at most "1h", found "1h1ms""#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\ntimeout = \"25h\"",
+            line: 3,
+            column: 11,
+            message: #"timeout must be at most "24h", found "25h""#
+        ),
         .init(
             text: "[[rule]]\nname = \"r\"\ntimeout = \"1.5s\"",
             line: 3,
@@ -555,6 +574,14 @@ import Testing
     ])
     func durationsParse(_ text: String, _ expected: Duration) throws {
         #expect(try Duration(configuration: text) == expected)
+    }
+
+    @Test func theLongestDurationsAreAccepted() throws {
+        let text = "[agent]\nhook_timeout = \"24h\"\nsettle = \"1h\"\n[[rule]]\nname = \"r\"\ntimeout = \"23h59m59s\""
+        let configuration = try #require(ConfigurationFixtures.load(text))
+        #expect(configuration.agent.hookTimeout == .seconds(86_400))
+        #expect(configuration.agent.settle == .seconds(3600))
+        #expect(configuration.rules.first?.timeout == .seconds(86_399))
     }
 
     @Test(arguments: ["", "-5s", "5", "5x", "5 s", "s", "1s1m", "1s1s", "1.5s", "99999999999999999999h", "5S"])
