@@ -528,6 +528,27 @@ import Testing
         #expect(diagnostic.description == #"a\nb.toml:1:2: error: found "x\ny\u001B""#)
     }
 
+    // MARK: - Encoding
+
+    @Test func aByteThatIsNotUTF8IsAnErrorAtItsLineAndColumn() {
+        // Line 3: `hooks_dir = "/é` then the bad byte; "é" is two bytes but one column.
+        let bytes = Array("[agent]\n# ok\nhooks_dir = \"/é".utf8) + [0xFF] + Array("x\"\n".utf8)
+        guard case .failure(let errors) = ConfigurationLoader.load(bytes: bytes, file: "f.toml") else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(
+            errors.description
+                == "f.toml:3:16: error: byte 0xFF (offset 29) is not valid UTF-8; the file must be UTF-8 text"
+        )
+    }
+
+    @Test func validUTF8BytesLoadLikeTheText() throws {
+        let text = ConfigurationFixtures.full
+        let fromBytes = try ConfigurationLoader.load(bytes: Array(text.utf8), file: "f.toml").get()
+        #expect(fromBytes == (try ConfigurationLoader.load(contents: text, file: "f.toml").get()))
+    }
+
     // MARK: - Warnings
 
     @Test func anInterfaceFilterOnUnsatisfiedIsAWarning() throws {
