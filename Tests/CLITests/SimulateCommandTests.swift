@@ -169,6 +169,38 @@ struct SimulateDamagedTraceTests {
                 + "\n"
         )
     }
+
+    @Test(
+        "values no kernel reports are errors naming the line and the key",
+        arguments: [
+            (#"{"index":1,"name":"lo","mtu":70000000000}"#, "state.interfaces[0].mtu: expected an MTU"),
+            (#"{"index":-2,"name":"lo"}"#, "state.interfaces[0].index: expected an interface index"),
+            (
+                #"{"index":1,"name":"lo","addresses":[{"address":"10.0.0.1","prefix_len":40}]}"#,
+                "prefix_len: expected an IPv4 prefix length"
+            ),
+        ]
+    )
+    func impossibleValues(_ interface: String, _ message: String) throws {
+        let text =
+            "{\"netpath_trace\":1}\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":{\"interfaces\":[\(interface)]}}\n"
+        let (result, path) = try Self.simulate(Array(text.utf8))
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("\(path):2: error: "), "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test("a duplicate interface name in one record is an error at its line")
+    func duplicateName() throws {
+        let record =
+            #"{"time":"2026-01-01T00:00:00Z","state":{"interfaces":[{"index":2,"name":"eth0"},{"index":3,"name":"eth0"}]}}"#
+        let (result, path) = try Self.simulate(Array("{\"netpath_trace\":1}\n\(record)\n".utf8))
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "\(path):2: error: state.interfaces[1].name: name \"eth0\" is also interfaces[0]'s; each interface needs its own\n"
+        )
+    }
 }
 
 /// `simulate --run-hooks`: the same replay, with the real hooks run by the agent's dispatcher.

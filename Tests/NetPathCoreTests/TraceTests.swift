@@ -82,6 +82,85 @@ struct TraceTests {
         #expect(error.description == #"t.jsonl:2: error: time: not an RFC 3339 time: "noon\nand\u001B[2J""#)
     }
 
+    @Test(
+        "record values a kernel never reports are errors naming the line and the key",
+        arguments: [
+            // An MTU that does not fit, or is not an integer: JSONDecoder alone says "not valid JSON".
+            (
+                #"[{"index":1,"name":"lo","mtu":5000000000}]"#,
+                "state.interfaces[0].mtu: expected an MTU (an integer from 0 to 4294967295), found 5000000000"
+            ),
+            (
+                #"[{"index":1,"name":"lo","mtu":-1}]"#,
+                "state.interfaces[0].mtu: expected an MTU (an integer from 0 to 4294967295), found -1"
+            ),
+            (
+                #"[{"index":1,"name":"lo","mtu":1.5}]"#,
+                "state.interfaces[0].mtu: expected an MTU (an integer from 0 to 4294967295), found 1.5"
+            ),
+            (
+                #"[{"index":0,"name":"lo"}]"#,
+                "state.interfaces[0].index: expected an interface index (an integer from 1 to 2147483647), found 0"
+            ),
+            (
+                #"[{"index":-3,"name":"lo"}]"#,
+                "state.interfaces[0].index: expected an interface index (an integer from 1 to 2147483647), found -3"
+            ),
+            (
+                #"[{"index":1,"name":"lo"},{"index":1,"name":"eth0"}]"#,
+                "state.interfaces[1].index: index 1 is also interfaces[0]'s; each interface needs its own"
+            ),
+            (
+                #"[{"index":2,"name":"eth0"},{"index":1,"name":"eth0"}]"#,
+                #"state.interfaces[1].name: name "eth0" is also interfaces[0]'s; each interface needs its own"#
+            ),
+            (
+                #"[{"index":1,"name":"lo","addresses":[{"address":"192.0.2.1","prefix_len":33}]}]"#,
+                "state.interfaces[0].addresses[0].prefix_len: expected an IPv4 prefix length (an integer from 0 to 32), found 33"
+            ),
+            (
+                #"[{"index":1,"name":"lo","addresses":[{"address":"2001:db8::1","prefix_len":129}]}]"#,
+                "state.interfaces[0].addresses[0].prefix_len: expected an IPv6 prefix length (an integer from 0 to 128), found 129"
+            ),
+            (
+                #"[{"index":1,"name":"lo","addresses":[{"address":"192.0.2.1","prefix_len":-1}]}]"#,
+                "state.interfaces[0].addresses[0].prefix_len: expected an IPv4 prefix length (an integer from 0 to 32), found -1"
+            ),
+            (
+                #"[{"index":1,"name":"lo","default_routes":[{"family":5,"metric":0,"table":254}]}]"#,
+                "state.interfaces[0].default_routes[0].family: expected an address family (4 or 6), found 5"
+            ),
+            (
+                #"[{"index":1,"name":"lo","default_routes":[{"family":4,"metric":-7,"table":254}]}]"#,
+                "state.interfaces[0].default_routes[0].metric: expected a route metric (an integer from 0 to 4294967295), found -7"
+            ),
+        ]
+    )
+    func badRecordValues(_ interfaces: String, _ message: String) throws {
+        let error = try Self.error("\(Self.header)\n\(Self.record(0))\n\(Self.record(1, interfaces: interfaces))\n")
+        #expect(error.line == 3)
+        #expect(error.description == "t.jsonl:3: error: \(message)")
+    }
+
+    @Test("a target route's interface index and prefix length are checked too")
+    func targetRoutes() throws {
+        let state =
+            #"{"interfaces":[],"targets":{"vpn":{"addresses":[],"routes":[{"interface_index":1,"prefix_len":200,"metric":0}]}}}"#
+        let error = try Self.error("\(Self.header)\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":\(state)}\n")
+        #expect(
+            error.message
+                == "state.targets.vpn.routes[0].prefix_len: expected a prefix length (an integer from 0 to 128), found 200"
+        )
+    }
+
+    @Test("the largest valid values still parse")
+    func boundaries() throws {
+        let interfaces =
+            #"[{"index":2147483647,"name":"a","mtu":4294967295,"addresses":[{"address":"192.0.2.1","prefix_len":32},{"address":"2001:db8::1","prefix_len":128}]},{"index":1,"name":"b","mtu":0}]"#
+        let contents = try Self.parse("\(Self.header)\n\(Self.record(0, interfaces: interfaces))\n").get()
+        #expect(contents.records.first?.state.interfaces.map(\.mtu) == [0, 4_294_967_295])
+    }
+
     // MARK: - Cut short
 
     @Test("a last line cut short is dropped with a truncation; the complete records before it are kept")
@@ -131,6 +210,7 @@ struct TraceTests {
             ("\(header)\n\(record(0))\n{\"time\":\"2026-\n", 3, "not valid JSON"),  // newline: not cut short
             ("\(header)\n{oops\n\(record(0))", 2, "not valid JSON"),  // not the last line
             ("\(header)\n\(record(0))\n{\"time\":\"2026-01-01T00:00:01Z\"}", 3, "state: missing"),  // complete JSON
+            ("\(header)\n\(record(0))\n\(record(1, interfaces: #"[{"index":0,"name":"x"}]"#))", 3, "index"),
         ]
     )
     func notATruncation(_ text: String, _ line: Int, _ message: String) throws {
