@@ -1,3 +1,5 @@
+import NetPathCore
+
 /// Reads netpath's TOML configuration into a validated ``Configuration``.
 ///
 /// ```swift
@@ -10,6 +12,28 @@
 /// - Important: Loading is total: any input, however malformed, yields a configuration or a
 ///   list of diagnostics. It never traps and never stops at the first semantic error.
 public enum ConfigurationLoader {
+    /// Parses and validates a file's bytes, which must be UTF-8.
+    ///
+    /// A byte that is not UTF-8 is reported like any other mistake, at its line and column.
+    ///
+    /// - Parameters:
+    ///   - bytes: The file's contents.
+    ///   - file: The name diagnostics use, usually the path as the user gave it.
+    ///   - knownPlugins: As in ``load(contents:file:knownPlugins:)``.
+    public static func load(
+        bytes: some Collection<UInt8>,
+        file: String,
+        knownPlugins: Set<String>? = nil
+    ) -> Result<Configuration, ConfigurationErrors> {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            // String(validating:) is nil only when some byte is invalid, so first(in:) finds one.
+            let invalid = InvalidUTF8.first(in: bytes) ?? InvalidUTF8(line: 1, column: 1, offset: 0, byte: 0)
+            let at = SourceLocation(line: invalid.line, column: invalid.column)
+            return .failure(ConfigurationErrors(errors: [Diagnostic(file: file, at: at, message: "\(invalid)")]))
+        }
+        return load(contents: text, file: file, knownPlugins: knownPlugins)
+    }
+
     /// Parses and validates `contents`.
     ///
     /// - Parameters:

@@ -120,7 +120,7 @@ extension ConfigurationValidator {
                 }
             }
         }
-        rule.timeout = duration(table, "timeout", allowZero: false)
+        rule.timeout = duration(table, "timeout", allowZero: false, maximum: Self.maximumTimeout)
         if rule.run?.isEmpty == true && rule.plugins.isEmpty && table["run"]?.array?.isEmpty == true {
             warning(
                 "rule \(TOMLValue.quoted(rule.name)) runs no hook and no plugin (run = [] and no plugins)",

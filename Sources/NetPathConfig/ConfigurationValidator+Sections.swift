@@ -10,8 +10,12 @@ extension ConfigurationValidator {
         if let (dir, at) = string(table, "hooks_dir") {
             if absolutePath(dir, key: "hooks_dir", at: at) { agent.hooksDirectory = dir }
         }
-        if let timeout = duration(table, "hook_timeout", allowZero: false) { agent.hookTimeout = timeout }
-        if let settle = duration(table, "settle", allowZero: true) { agent.settle = settle }
+        if let timeout = duration(table, "hook_timeout", allowZero: false, maximum: Self.maximumTimeout) {
+            agent.hookTimeout = timeout
+        }
+        if let settle = duration(table, "settle", allowZero: true, maximum: Self.maximumSettle) {
+            agent.settle = settle
+        }
         if let startup = bool(table, "startup_events") { agent.startupEvents = startup }
         if let (socket, at) = string(table, "control_socket") {
             if absolutePath(socket, key: "control_socket", at: at) { agent.controlSocket = socket }

@@ -151,7 +151,17 @@ struct ConfigurationValidator {
         return (name, at)
     }
 
-    mutating func duration(_ table: TOMLTable, _ key: String, allowZero: Bool) -> Duration? {
+    // The longest durations accepted. Past these a value is a slip ("30h" for "30s", a stray
+    // digit), not a choice, and accepting it would hide the mistake until the day it mattered:
+    // a hook allowed to hang for years, or path events held back for a week. They also keep
+    // every deadline computed from a duration (now + timeout) far from overflowing.
+    /// A hook or rule timeout: a hook is a short task, and one still running after a day is stuck.
+    static let maximumTimeout = Duration.seconds(24 * 3600)
+    /// settle: it absorbs a link flapping for seconds or minutes; events held back for more than
+    /// an hour arrive too late for anything to act on them.
+    static let maximumSettle = Duration.seconds(3600)
+
+    mutating func duration(_ table: TOMLTable, _ key: String, allowZero: Bool, maximum: Duration) -> Duration? {
         guard let value = table[key] else { return nil }
         guard let text = value.string else {
             error("\(key) must be a duration such as \"30s\" or \"1m30s\", found \(value.summary)", at: value.location)
@@ -161,6 +171,13 @@ struct ConfigurationValidator {
             let duration = try Duration(configuration: text)
             if !allowZero && duration == .zero {
                 error("\(key) must be longer than zero, found \(TOMLValue.quoted(text))", at: value.location)
+                return nil
+            }
+            guard duration <= maximum else {
+                error(
+                    "\(key) must be at most \(TOMLValue.quoted(maximum.configurationText)), found \(TOMLValue.quoted(text))",
+                    at: value.location
+                )
                 return nil
             }
             return duration

@@ -1,3 +1,5 @@
+import NetPathCore
+
 /// One problem found in a configuration file, pointing at the place to fix.
 ///
 /// Rendered like a compiler's: `FILE:LINE:COL: error: MESSAGE`, where the message says what was
@@ -39,6 +41,9 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     /// The line and column.
     public var location: SourceLocation { SourceLocation(line: line, column: column) }
 
-    /// `FILE:LINE:COL: error: MESSAGE`.
-    public var description: String { "\(file):\(line):\(column): \(severity.rawValue): \(message)" }
+    /// `FILE:LINE:COL: error: MESSAGE`, always one line: control characters that came from the
+    /// file (in a quoted value, or the file's name) are escaped.
+    public var description: String {
+        "\(file):\(line):\(column): \(severity.rawValue): \(message)".escapingControlCharacters
+    }
 }

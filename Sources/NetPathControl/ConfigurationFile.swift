@@ -1,5 +1,6 @@
 import Glibc
 import NetPathConfig
+import NetPathCore
 
 /// Reads the configuration file from disk: the one place that turns a path into a validated
 /// ``Configuration`` for the agent and the command-line tool.
@@ -27,7 +28,8 @@ public enum ConfigurationFile {
         /// One diagnostic per line, `FILE:LINE:COL: error: …`.
         public var description: String {
             switch self {
-            case .unreadable(let path, let reason): return "\(path): error: cannot read the configuration: \(reason)"
+            case .unreadable(let path, let reason):
+                return "\(path): error: cannot read the configuration: \(reason)".escapingControlCharacters
             case .invalid(let errors): return errors.description
             }
         }
@@ -49,9 +51,10 @@ public enum ConfigurationFile {
                 knownPlugins: knownPlugins
             )
         }
-        switch read(chosen) {
-        case .success(let text): return load(contents: text, file: chosen, knownPlugins: knownPlugins)
-        case .failure(let failure): return .failure(failure)
+        return read(chosen).flatMap { bytes in
+            ConfigurationLoader.load(bytes: bytes, file: chosen, knownPlugins: knownPlugins)
+                .map { Loaded(configuration: $0, source: chosen) }
+                .mapError { .invalid($0) }
         }
     }
 
@@ -61,7 +64,7 @@ public enum ConfigurationFile {
             .mapError { .invalid($0) }
     }
 
-    private static func read(_ path: String) -> Result<String, Failure> {
+    private static func read(_ path: String) -> Result<ArraySlice<UInt8>, Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
         defer { close(fd) }
@@ -89,9 +92,7 @@ public enum ConfigurationFile {
         guard total <= sizeLimit else {
             return .failure(.unreadable(path: path, reason: "larger than \(sizeLimit / 1024) KiB"))
         }
-        guard let text = String(validating: bytes[0..<total], as: UTF8.self) else {
-            return .failure(.unreadable(path: path, reason: "not valid UTF-8"))
-        }
-        return .success(text)
+        // Whether it is UTF-8 is the loader's to say, with the line and column of the bad byte.
+        return .success(bytes[0..<total])
     }
 }

@@ -5,10 +5,13 @@ import NetPathCore
 /// Appends trace records to a file, one line each, written through at once so that a trace cut
 /// short by Ctrl-C or a crash is still valid up to its last line.
 public final class TraceWriter {
+    /// The trace's path, as the caller gave it; errors name it.
+    public let path: String
     private let fd: Int32
 
     /// Creates (or truncates) `path` and writes the header.
     public init(path: String) throws {
+        self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TraceWriterError(path: path, reason: String(cString: strerror(errno))) }
         try write(Trace.header + "\n")
@@ -28,7 +31,7 @@ public final class TraceWriter {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw TraceWriterError(path: "trace", reason: String(cString: strerror(errno)))
+                throw TraceWriterError(path: path, reason: String(cString: strerror(errno)))
             }
             offset += n
         }
@@ -37,7 +40,10 @@ public final class TraceWriter {
 
 /// A trace file could not be written.
 public struct TraceWriterError: Error, CustomStringConvertible {
+    /// The trace's path.
     public var path: String
+    /// Why, as `strerror` says it.
     public var reason: String
-    public var description: String { "cannot write the trace \(path): \(reason)" }
+    /// `cannot write the trace PATH: REASON`, one line.
+    public var description: String { "cannot write the trace \(path): \(reason)".escapingControlCharacters }
 }

@@ -142,7 +142,7 @@ extension Event: Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .time,
                 in: c,
-                debugDescription: "not an RFC 3339 time: \(text)"
+                debugDescription: "not an RFC 3339 time: \"\(text.escapingControlCharacters)\""
             )
         }
         self.init(

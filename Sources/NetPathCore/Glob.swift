@@ -8,7 +8,8 @@ public struct Glob: Hashable, Sendable, CustomStringConvertible, Codable {
         public var pattern: String
         /// What is wrong with it.
         public var message: String
-        public var description: String { "invalid glob \"\(pattern)\": \(message)" }
+        /// `invalid glob "PATTERN": MESSAGE`, one line.
+        public var description: String { "invalid glob \"\(pattern)\": \(message)".escapingControlCharacters }
     }
 
     private enum Token: Hashable, Sendable {
@@ -58,7 +59,11 @@ public struct Glob: Hashable, Sendable, CustomStringConvertible, Codable {
                     if j + 2 < scalars.count, scalars[j + 1] == "-", scalars[j + 2] != "]" {
                         let high = scalars[j + 2]
                         guard low <= high else {
-                            throw SyntaxError(pattern: pattern, message: "range \(low)-\(high) is reversed")
+                            throw SyntaxError(
+                                pattern: pattern,
+                                message:
+                                    "range \(String(low).escapingControlCharacters)-\(String(high).escapingControlCharacters) is reversed"
+                            )
                         }
                         ranges.append(low...high)
                         j += 3

@@ -214,7 +214,10 @@ extension IPAddress: Codable {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let address = IPAddress(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an IP address: \(text)")
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "not an IP address: \"\(text.escapingControlCharacters)\""
+            )
         }
         self = address
     }

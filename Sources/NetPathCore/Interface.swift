@@ -148,7 +148,8 @@ extension Interface: Codable {
         let type = try c.decodeIfPresent(InterfaceType.self, forKey: .type) ?? .other
         let metered = try c.decodeIfPresent(Bool.self, forKey: .isMetered) ?? false
         self.init(
-            index: try c.decode(Int32.self, forKey: .index),
+            // The kernel numbers links from 1; 0 and negative indexes never name a link.
+            index: try c.decodeInteger(Int32.self, forKey: .index, in: 1...Int32.max, "an interface index"),
             name: try c.decode(String.self, forKey: .name),
             type: type,
             kind: try c.decodeIfPresent(String.self, forKey: .kind) ?? "",
@@ -156,7 +157,7 @@ extension Interface: Codable {
             adminUp: try c.decodeIfPresent(Bool.self, forKey: .adminUp) ?? true,
             carrier: try c.decodeIfPresent(Bool.self, forKey: .carrier) ?? true,
             operState: try c.decodeIfPresent(OperationalState.self, forKey: .operState),
-            mtu: try c.decodeIfPresent(UInt32.self, forKey: .mtu) ?? 1500,
+            mtu: try c.decodeIntegerIfPresent(UInt32.self, forKey: .mtu, "an MTU") ?? 1500,
             mac: try c.decodeIfPresent(String.self, forKey: .mac) ?? "",
             isMetered: metered,
             meteredReason: try c.decodeIfPresent(MeteredReason.self, forKey: .meteredReason),
@@ -171,5 +172,23 @@ extension Interface: Codable {
 extension DefaultRoute {
     enum CodingKeys: String, CodingKey {
         case family, gateway, metric, table
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let number = try c.decodeInteger(Int.self, forKey: .family, "an address family")
+        guard let family = IPAddress.Family(rawValue: number) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .family,
+                in: c,
+                debugDescription: "expected an address family (4 or 6), found \(number)"
+            )
+        }
+        self.init(
+            family: family,
+            gateway: try c.decodeIfPresent(IPAddress.self, forKey: .gateway),
+            metric: try c.decodeInteger(UInt32.self, forKey: .metric, "a route metric"),
+            table: try c.decodeInteger(UInt32.self, forKey: .table, "a routing table")
+        )
     }
 }

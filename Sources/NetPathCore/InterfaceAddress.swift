@@ -77,7 +77,13 @@ public struct InterfaceAddress: Hashable, Sendable, Codable, Comparable, CustomS
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         address = try c.decode(IPAddress.self, forKey: .address)
-        prefixLength = try c.decode(Int.self, forKey: .prefixLength)
+        let (maximum, family) = address.family == .ipv4 ? (32, "IPv4") : (128, "IPv6")
+        prefixLength = try c.decodeInteger(
+            Int.self,
+            forKey: .prefixLength,
+            in: 0...maximum,
+            "an \(family) prefix length"
+        )
         scope = try c.decodeIfPresent(Scope.self, forKey: .scope) ?? .global
         isTentative = try c.decodeIfPresent(Bool.self, forKey: .isTentative) ?? false
         isDADFailed = try c.decodeIfPresent(Bool.self, forKey: .isDADFailed) ?? false

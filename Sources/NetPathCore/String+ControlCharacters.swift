@@ -1,30 +1,40 @@
-extension String {
-    /// The string with every control character written as an escape, so that a value from
-    /// outside (a file name, an interface name, a bad config value) stays on one line of a log,
-    /// a table or an error message and cannot forge another.
+extension StringProtocol {
+    /// The text with every control character (Unicode category Cc: U+0000–U+001F, U+007F,
+    /// U+0080–U+009F) written as an escape: `\n`, `\r`, `\t`, or `\uXXXX` for the others.
     ///
-    /// `\n`, `\r` and `\t` keep their usual escapes, and every other C0 or C1 control character
-    /// and DEL becomes `\u{XX}`. Everything else is unchanged, backslashes too: this is for
-    /// reading, not a reversible encoding (interface names have one: ``InterfaceName``).
+    /// Error messages quote the values they reject, and those values come from files anyone
+    /// could have written: a raw newline would split one error into two lines that look like
+    /// separate errors, and an escape sequence would reach the terminal. Tables and logs that
+    /// show names from outside (hook files, interfaces) use it too. Everything else, quotes and
+    /// backslashes included, is kept as it is: this is for reading, not a reversible encoding
+    /// (interface names have one: ``InterfaceName``).
     package var escapingControlCharacters: String {
-        guard containsControlCharacters else { return self }
-        var escaped = ""
-        escaped.reserveCapacity(utf8.count + 8)
+        guard unicodeScalars.contains(where: \.isControlCharacter) else { return String(self) }
+        var out = String.UnicodeScalarView()
         for scalar in unicodeScalars {
+            guard scalar.isControlCharacter else {
+                out.append(scalar)
+                continue
+            }
             switch scalar {
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where scalar.properties.generalCategory == .control:
-                escaped += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: escaped.unicodeScalars.append(scalar)
+            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
+            case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
+            case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
+            default:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out.append(contentsOf: (#"\u"# + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
             }
         }
-        return escaped
+        return String(out)
     }
 
-    /// Whether the string holds a control character (C0, DEL or C1).
-    package var containsControlCharacters: Bool {
-        unicodeScalars.contains { $0.properties.generalCategory == .control }
+    /// Whether the text holds a control character (C0, DEL or C1).
+    package var containsControlCharacters: Bool { unicodeScalars.contains(where: \.isControlCharacter) }
+}
+
+extension Unicode.Scalar {
+    /// C0, DEL and C1 controls.
+    fileprivate var isControlCharacter: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value)
     }
 }

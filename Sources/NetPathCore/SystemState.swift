@@ -22,6 +22,22 @@ public struct SystemState: Hashable, Sendable, Codable {
             case prefixLength = "prefix_len"
             case metric, gateway
         }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                interfaceIndex: try c.decodeInteger(
+                    Int32.self,
+                    forKey: .interfaceIndex,
+                    in: 1...Int32.max,
+                    "an interface index"
+                ),
+                // The route's family is not recorded: 128 is the longest prefix of either.
+                prefixLength: try c.decodeInteger(Int.self, forKey: .prefixLength, in: 0...128, "a prefix length"),
+                metric: try c.decodeInteger(UInt32.self, forKey: .metric, "a route metric"),
+                gateway: try c.decodeIfPresent(IPAddress.self, forKey: .gateway)
+            )
+        }
     }
 
     /// What is known about reaching one target (a policy's `target`).
@@ -78,11 +94,44 @@ public struct SystemState: Hashable, Sendable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        let interfaces = try c.decode([Interface].self, forKey: .interfaces)
+        // Interfaces are found by index and by name everywhere after this: two with the same
+        // one would make every lookup ambiguous. Checked in file order, before init sorts them,
+        // so the error names the element as written.
+        var indexes: [Int32: Int] = [:]
+        var names: [String: Int] = [:]
+        for (i, interface) in interfaces.enumerated() {
+            func duplicate(_ key: Interface.CodingKeys, _ what: String, first: Int) -> DecodingError {
+                DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: c.codingPath + [CodingKeys.interfaces, ElementKey(i), key],
+                        debugDescription: "\(what) is also interfaces[\(first)]'s; each interface needs its own"
+                    )
+                )
+            }
+            if let first = indexes[interface.index] {
+                throw duplicate(.index, "index \(interface.index)", first: first)
+            }
+            if let first = names[interface.name] {
+                throw duplicate(.name, "name \"\(interface.name)\"", first: first)
+            }
+            indexes[interface.index] = i
+            names[interface.name] = i
+        }
         self.init(
-            interfaces: try c.decode([Interface].self, forKey: .interfaces),
+            interfaces: interfaces,
             dnsServers: try c.decodeIfPresent([IPAddress].self, forKey: .dnsServers) ?? [],
             targets: try c.decodeIfPresent([String: TargetReachability].self, forKey: .targets) ?? [:],
             kernelRoutes: try c.decodeIfPresent([KernelRoute].self, forKey: .kernelRoutes) ?? []
         )
     }
+}
+
+/// An array element's position in a coding path: `interfaces[2]`.
+private struct ElementKey: CodingKey {
+    var intValue: Int?
+    var stringValue: String { "\(intValue ?? 0)" }
+    init(_ index: Int) { intValue = index }
+    init?(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
 }

@@ -18,7 +18,10 @@ extension Netpathctl {
                 and settle uses the trace's own timestamps, so a replay is deterministic. \
                 With --run-hooks, the matching hooks really run (trust checks, environment, stdin \
                 JSON, timeouts: exactly as netpathd runs them), one event after another as fast as \
-                they complete rather than at the trace's pace; their output goes to stderr.
+                they complete rather than at the trace's pace; their output goes to stderr. \
+                A trace whose last line is an unfinished record (the recording was cut short, e.g. \
+                by a full disk) replays every complete record, with a warning naming that line on \
+                stderr; the exit status is still 0. Any other malformed line is an error (exit status 1).
                 """
         )
 
@@ -41,20 +44,16 @@ extension Netpathctl {
 
         func run() async throws {
             let configuration = try config.load().configuration
-            let text: String
-            do {
-                text = try String(contentsOfFile: trace, encoding: .utf8)
-            } catch {
-                FileOutput.write("\(trace): error: cannot read the trace: \(error)\n", to: 2)
-                throw ExitCode(1)
-            }
-            switch Trace.parse(text, file: trace) {
+            switch TraceFile.load(path: trace) {
             case .failure(let error):
                 FileOutput.write("\(error)\n", to: 2)
                 throw ExitCode(1)
-            case .success(let records):
+            case .success(let contents):
+                // A trace cut short still replays: its complete records are good, and the
+                // warning says the last one was dropped. The exit status stays 0.
+                if let truncation = contents.truncation { FileOutput.write("\(truncation)\n", to: 2) }
                 let replay = Replay(configuration: configuration)
-                let dispatches = replay.dispatches(records)
+                let dispatches = replay.dispatches(contents.records)
                 if runHooks {
                     try await run(dispatches, hooksDirectory: hooksDir ?? configuration.agent.hooksDirectory)
                 } else {

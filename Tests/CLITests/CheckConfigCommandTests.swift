@@ -61,6 +61,39 @@ struct CheckConfigCommandTests {
         #expect(lines[2].hasPrefix("\(path):8:") && lines[2].contains("did you mean \"up\""))
     }
 
+    @Test("a file that is not UTF-8 exits 1 with FILE:LINE:COL of the bad byte")
+    func invalidUTF8() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("np-check-\(UUID().uuidString).toml")
+        // Line 2, column 15: `hooks_dir = "/` then a Latin-1 "é" (0xE9), as an editor in the wrong encoding saves it.
+        try Data(Array("[agent]\nhooks_dir = \"/".utf8) + [0xE9] + Array("tc\"\n".utf8)).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try Command.run([BuiltProducts.path("netpathctl"), "check-config", file.path])
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "\(file.path):2:15: error: byte 0xE9 (offset 22) is not valid UTF-8; the file must be UTF-8 text\n"
+        )
+    }
+
+    @Test("absurd durations exit 1, each error naming the key's maximum")
+    func absurdDurations() throws {
+        let (result, path) = try Self.check(
+            """
+            [agent]
+            hook_timeout = "99999999999h"
+            settle = "2h"
+            """
+        )
+        #expect(result.status == 1)
+        #expect(
+            result.stderr == """
+                \(path):2:16: error: hook_timeout must be at most "24h", found "99999999999h"
+                \(path):3:10: error: settle must be at most "1h", found "2h"
+
+                """
+        )
+    }
+
     @Test("a missing file exits 1 naming the file")
     func missingFile() throws {
         let (result, path) = try Self.check(nil)

@@ -89,6 +89,120 @@ struct SimulateCommandTests {
     }
 }
 
+/// `netpathctl simulate` on traces that are damaged, or merely written differently.
+struct SimulateDamagedTraceTests {
+    /// Runs simulate on `bytes` written to a temporary file; returns the result and the file's path.
+    static func simulate(_ bytes: [UInt8], config: String = "uplinks-rules.toml") throws -> (Command.Result, String) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("np-trace-\(UUID().uuidString).jsonl")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try Command.run([
+            BuiltProducts.path("netpathctl"), "simulate", "--trace", file.path, "--config",
+            SimulateCommandTests.traces.appendingPathComponent(config).path,
+        ])
+        return (result, file.path)
+    }
+
+    static func shipped(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: SimulateCommandTests.traces.appendingPathComponent(name)))
+    }
+
+    static func expected(_ name: String) throws -> String {
+        try String(contentsOf: SimulateCommandTests.traces.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    @Test("a CRLF trace replays exactly like its LF original")
+    func crlfTrace() throws {
+        let lf = try Self.shipped("wired-unplugged.jsonl")
+        let crlf = lf.flatMap { $0 == UInt8(ascii: "\n") ? [UInt8(ascii: "\r"), $0] : [$0] }
+        let (result, _) = try Self.simulate(crlf)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == (try Self.expected("wired-unplugged.uplinks-rules.expected")))
+    }
+
+    @Test("a trace that is not UTF-8 is an error at its line and column, not a CocoaError")
+    func invalidUTF8() throws {
+        var bytes = try Self.shipped("wired-unplugged.jsonl")
+        let lineStarts = [0] + bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }.map { $0 + 1 }
+        // The third line's tenth byte (ASCII JSON punctuation or key) becomes 0xFF.
+        bytes[lineStarts[2] + 9] = 0xFF
+        let (result, path) = try Self.simulate(bytes)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "\(path):3:10: error: byte 0xFF (offset \(lineStarts[2] + 9)) is not valid UTF-8; the file must be UTF-8 text\n"
+        )
+    }
+
+    @Test("a trace cut short in its last record replays the records before it, warns, and exits 0")
+    func truncatedTrace() throws {
+        let whole = try Self.shipped("flapping-link.jsonl")
+        let lines = whole.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        #expect(lines.last?.isEmpty == true, "the shipped trace ends in a newline")
+        let complete = lines.dropLast(2).flatMap { Array($0) + [UInt8(ascii: "\n")] }
+        let last = try #require(lines.dropLast().last)
+        // As a full disk leaves it: the last record's first half, no newline.
+        let cut = complete + last.prefix(last.count / 2)
+
+        let (reference, _) = try Self.simulate(complete)
+        #expect(reference.status == 0, "\(reference.stderr)")
+        let (result, path) = try Self.simulate(cut)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == reference.stdout)
+        #expect(!result.stdout.isEmpty)
+        let records = lines.dropLast(2).filter { !$0.isEmpty && $0.first != UInt8(ascii: "#") }.count - 1
+        #expect(
+            result.stderr
+                == "\(path):\(lines.count - 1): warning: the last line is cut short (incomplete JSON, and no newline at its end), as a recording stopped by a full disk or a crash leaves it; ignored it and kept the \(records) complete records before it\n"
+        )
+    }
+
+    @Test("a bad value with a newline in it gives exactly one line of error")
+    func oneLineError() throws {
+        let text =
+            "{\"netpath_trace\":1}\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":{\"interfaces\":[{\"index\":1,\"name\":\"lo\",\"addresses\":[{\"address\":\"10.0.0.1\\nrm -rf\",\"prefix_len\":8}]}]}}\n"
+        let (result, path) = try Self.simulate(Array(text.utf8))
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == #"\#(path):2: error: state.interfaces[0].addresses[0].address: not an IP address: "10.0.0.1\nrm -rf""#
+                + "\n"
+        )
+    }
+
+    @Test(
+        "values no kernel reports are errors naming the line and the key",
+        arguments: [
+            (#"{"index":1,"name":"lo","mtu":70000000000}"#, "state.interfaces[0].mtu: expected an MTU"),
+            (#"{"index":-2,"name":"lo"}"#, "state.interfaces[0].index: expected an interface index"),
+            (
+                #"{"index":1,"name":"lo","addresses":[{"address":"10.0.0.1","prefix_len":40}]}"#,
+                "prefix_len: expected an IPv4 prefix length"
+            ),
+        ]
+    )
+    func impossibleValues(_ interface: String, _ message: String) throws {
+        let text =
+            "{\"netpath_trace\":1}\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":{\"interfaces\":[\(interface)]}}\n"
+        let (result, path) = try Self.simulate(Array(text.utf8))
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("\(path):2: error: "), "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test("a duplicate interface name in one record is an error at its line")
+    func duplicateName() throws {
+        let record =
+            #"{"time":"2026-01-01T00:00:00Z","state":{"interfaces":[{"index":2,"name":"eth0"},{"index":3,"name":"eth0"}]}}"#
+        let (result, path) = try Self.simulate(Array("{\"netpath_trace\":1}\n\(record)\n".utf8))
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "\(path):2: error: state.interfaces[1].name: name \"eth0\" is also interfaces[0]'s; each interface needs its own\n"
+        )
+    }
+}
+
 /// `simulate --run-hooks`: the same replay, with the real hooks run by the agent's dispatcher.
 struct SimulateRunHooksTests {
     @Test("--run-hooks runs the hooks the rules name, with the event's argv and rule")

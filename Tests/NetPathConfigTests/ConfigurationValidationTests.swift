@@ -242,6 +242,25 @@ import Testing
             column: 16,
             message: #"hook_timeout must be longer than zero, found "0s""#
         ),
+        // Absurd durations: each key has a maximum, named in the message.
+        .init(
+            text: "[agent]\nhook_timeout = \"99999999999h\"",
+            line: 2,
+            column: 16,
+            message: #"hook_timeout must be at most "24h", found "99999999999h""#
+        ),
+        .init(
+            text: "[agent]\nsettle = \"1h1ms\"",
+            line: 2,
+            column: 10,
+            message: #"settle must be at most "1h", found "1h1ms""#
+        ),
+        .init(
+            text: "[[rule]]\nname = \"r\"\ntimeout = \"25h\"",
+            line: 3,
+            column: 11,
+            message: #"timeout must be at most "24h", found "25h""#
+        ),
         .init(
             text: "[[rule]]\nname = \"r\"\ntimeout = \"1.5s\"",
             line: 3,
@@ -372,6 +391,13 @@ import Testing
             column: 9,
             message: #"match must be a valid name glob, found "eth[0-": '[' at offset 3 is never closed with ']'"#
         ),
+        // The bad characters of a rejected value are shown escaped: one error, one line.
+        .init(
+            text: "[[rule]]\nname = \"r\"\ninterface = \"eth[\\n-\\u0001]\"",
+            line: 3,
+            column: 13,
+            message: #"interface must be a valid name glob, found "eth[\n-\u0001]": range \n-\u0001 is reversed"#
+        ),
         .init(
             text: "[[rule]]\nname = \"r\"\ninterface = \"\"",
             line: 3,
@@ -495,6 +521,34 @@ import Testing
         )
     }
 
+    // MARK: - Rendering
+
+    @Test func aDiagnosticIsOneLineWhateverItsMessageAndFile() {
+        let diagnostic = Diagnostic(file: "a\nb.toml", line: 1, column: 2, message: "found \"x\ny\u{1B}\"")
+        #expect(diagnostic.description == #"a\nb.toml:1:2: error: found "x\ny\u001B""#)
+    }
+
+    // MARK: - Encoding
+
+    @Test func aByteThatIsNotUTF8IsAnErrorAtItsLineAndColumn() {
+        // Line 3: `hooks_dir = "/é` then the bad byte; "é" is two bytes but one column.
+        let bytes = Array("[agent]\n# ok\nhooks_dir = \"/é".utf8) + [0xFF] + Array("x\"\n".utf8)
+        guard case .failure(let errors) = ConfigurationLoader.load(bytes: bytes, file: "f.toml") else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(
+            errors.description
+                == "f.toml:3:16: error: byte 0xFF (offset 29) is not valid UTF-8; the file must be UTF-8 text"
+        )
+    }
+
+    @Test func validUTF8BytesLoadLikeTheText() throws {
+        let text = ConfigurationFixtures.full
+        let fromBytes = try ConfigurationLoader.load(bytes: Array(text.utf8), file: "f.toml").get()
+        #expect(fromBytes == (try ConfigurationLoader.load(contents: text, file: "f.toml").get()))
+    }
+
     // MARK: - Warnings
 
     @Test func anInterfaceFilterOnUnsatisfiedIsAWarning() throws {
@@ -541,6 +595,14 @@ import Testing
     ])
     func durationsParse(_ text: String, _ expected: Duration) throws {
         #expect(try Duration(configuration: text) == expected)
+    }
+
+    @Test func theLongestDurationsAreAccepted() throws {
+        let text = "[agent]\nhook_timeout = \"24h\"\nsettle = \"1h\"\n[[rule]]\nname = \"r\"\ntimeout = \"23h59m59s\""
+        let configuration = try #require(ConfigurationFixtures.load(text))
+        #expect(configuration.agent.hookTimeout == .seconds(86_400))
+        #expect(configuration.agent.settle == .seconds(3600))
+        #expect(configuration.rules.first?.timeout == .seconds(86_399))
     }
 
     @Test(arguments: ["", "-5s", "5", "5x", "5 s", "s", "1s1m", "1s1s", "1.5s", "99999999999999999999h", "5S"])
