@@ -1,22 +1,34 @@
 // swift-tools-version: 6.1
 //
-// Module layering (arrows point down only):
+// Module layering: every module depends only on modules of a lower level (arrows point down).
 //
-//   netpathd, netpathctl              thin executables
-//          |
-//   NetPathAgent                      the agent as a library: services, control socket, notify, metrics
-//          |
-//   NetPath                           public library: re-exports the model; PathMonitor
-//   NetPathDispatch                   hooks (discovery, trust, execution) and plugin dispatch
-//      |               \
-//   NetPathLinux        NetPathConfig  libnl engine, sysfs, resolv.conf | TOML config, rules, settle (pure)
-//      |     \             |
-//      |   NetPathPlugin --+           plugin protocol, registry, isolating runner (RouteEditor: NetPathLinux)
-//      |        \          |
-//   CNetlink     NetPathCore           libnl import | model, classification, evaluation, diff (pure)
+//   5  netpathd, netpathctl       thin executables
+//   4  NetPathAgent               the agent as a library: main loop, control server, notify, metrics
+//      ShippedPlugins             the plugins under Plugins/, as netpathd and netpathctl register them
+//      NetPathTesting             a scriptable fake path source for tests (product)
+//   3  NetPath                    the library product: PathMonitor, HostMonitor, sources; re-exports the model
+//      NetPathDispatch            hooks: discovery, trust, invocation contract, per-subject dispatch
+//      RouteMetricsPlugin, EventLogPlugin   (Plugins/*)
+//   2  NetPathPlugin              plugin protocol, configuration, registry, isolating runner
+//      NetPathControl             control protocol and client, explain, config files, traces
+//   1  NetPathConfig              TOML parser, configuration model and validation, rules
+//      NetPathLinux               libnl engine, rules and kernel route lookups, sysfs, resolv.conf
+//   0  NetPathCore                model, classification, evaluation, tracker, settle, route-editing seam (pure)
+//      CNetlink                   the libnl import
 //
-// NetPathTesting sits beside NetPath and gives tests a scriptable fake source.
-// Plugins/* (RouteMetricsPlugin, EventLogPlugin) sit on NetPathPlugin and are built into netpathd.
+// Edges (→ depends on):
+//   NetPathConfig → Core                    NetPathLinux → Core, CNetlink
+//   NetPathControl → Core, Config           NetPathPlugin → Core, Config
+//   NetPathDispatch → Core, Config, Control
+//   NetPath → Core, Config, Control, Linux, Plugin
+//   RouteMetricsPlugin → Core, Plugin       EventLogPlugin → Core, Config, Plugin
+//   NetPathAgent → Core, Config, Control, Linux, Plugin, Dispatch
+//   ShippedPlugins → Plugin, RouteMetricsPlugin, EventLogPlugin
+//   NetPathTesting → Core, NetPath
+//   netpathctl → Core, Config, Control, Linux, Plugin, Dispatch, ShippedPlugins
+//   netpathd → Core, Config, Control, Plugin, Agent, ShippedPlugins
+// A test (Tests/CLITests/PackageLayeringTests.swift) checks these edges against Package.swift and every
+// target's imports.
 import PackageDescription
 
 let package = Package(
@@ -53,7 +65,6 @@ let package = Package(
             name: "NetPathLinux",
             dependencies: [
                 "NetPathCore",
-                "NetPathPlugin",
                 "CNetlink",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -113,7 +124,6 @@ let package = Package(
                 "NetPathDispatch",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
@@ -141,7 +151,6 @@ let package = Package(
                 "NetPathCore",
                 "NetPathConfig",
                 "NetPathControl",
-                "NetPathLinux",
                 "NetPathPlugin",
                 "NetPathAgent",
                 "ShippedPlugins",
@@ -180,15 +189,30 @@ let package = Package(
         // Namespaces, processes and bounded waits shared by the integration tests.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
-        .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig"]),
-        .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPath", "TestSupport"]),
-        .testTarget(name: "NetPathDispatchTests", dependencies: ["NetPathDispatch", "TestSupport"]),
+        .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig", "NetPathCore"]),
+        .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPathCore", "TestSupport"]),
+        .testTarget(
+            name: "NetPathDispatchTests",
+            dependencies: [
+                "NetPathDispatch", "NetPathCore", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "NetPathPluginTests",
-            dependencies: ["NetPathPlugin", "NetPathLinux", "RouteMetricsPlugin", "EventLogPlugin", "TestSupport"]
+            dependencies: [
+                "NetPathPlugin", "NetPathLinux", "NetPathConfig", "NetPathCore", "RouteMetricsPlugin", "EventLogPlugin",
+                "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
-        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTesting", "TestSupport"]),
-        .testTarget(name: "NetPathAgentTests", dependencies: ["NetPathAgent", "NetPath", "TestSupport"]),
+        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTesting", "NetPathLinux", "TestSupport"]),
+        .testTarget(
+            name: "NetPathAgentTests",
+            dependencies: [
+                "NetPathAgent", "NetPath", "NetPathCore", "NetPathControl", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

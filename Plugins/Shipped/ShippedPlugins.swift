@@ -1,7 +1,4 @@
 import EventLogPlugin
-import NetPathConfig
-import NetPathControl
-import NetPathCore
 import NetPathPlugin
 import RouteMetricsPlugin
 

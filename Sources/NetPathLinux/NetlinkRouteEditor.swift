@@ -1,7 +1,6 @@
 import CNetlink
 import Glibc
 import NetPathCore
-import NetPathPlugin
 import Synchronization
 
 /// Lists and re-metrics the kernel's default routes over rtnetlink: the agent's ``NetPathPlugin/RouteEditor``.

@@ -1,7 +1,6 @@
-import NetPathCore
 import Testing
 
-@testable import NetPathConfig
+@testable import NetPathCore
 
 @Suite struct SettlerTests {
     let t0 = ContinuousClock.now

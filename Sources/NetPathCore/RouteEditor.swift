@@ -31,7 +31,8 @@ public struct RouteEntry: Hashable, Sendable, Comparable, CustomStringConvertibl
     }
 }
 
-/// Reads and rewrites the kernel's default routes: the ``PluginCapability/routeEditing`` capability.
+/// Reads and rewrites the kernel's default routes: what a plugin with the `route-editing` capability
+/// is given (NetPathPlugin's `PluginCapability.routeEditing`).
 ///
 /// ## Implementing a route editor
 ///
