@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NetPathCore
+import NetPathLinux
 import Synchronization
 
 /// A running `netpathd`, as a ``PathSource``: the paths its configured policies chose, followed
@@ -275,9 +276,10 @@ public final class AgentPathSource: PathSource, Sendable {
             state.connection = connection
             state.latest = Dictionary(report.paths.map { ($0.policy, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        let thread = Thread { [self] in read(connection) }
-        thread.name = "netpath-agent"
-        thread.start()
+        // The reader blocks in recv(2): a thread of its own, off the cooperative pool.
+        guard OSThread.detach({ [self] in read(connection) }) else {
+            throw AgentPathSourceError(.protocolError, socketPath: socketPath, reason: "cannot start a reader thread")
+        }
         logger.debug("following netpathd", metadata: ["socket": "\(socketPath)"])
     }
 

@@ -4,6 +4,7 @@ import Logging
 import NetPathConfig
 import NetPathControl
 import NetPathCore
+import NetPathLinux
 import Synchronization
 
 /// Serves the control socket: JSON-line requests from `netpathctl` and `PathMonitor`.

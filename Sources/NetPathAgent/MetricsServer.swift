@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Logging
+import NetPathLinux
 
 /// Serves `GET /metrics` over HTTP/1.1 on a TCP address, one short connection at a time.
 ///

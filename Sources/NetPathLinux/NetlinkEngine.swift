@@ -83,20 +83,12 @@ public final class NetlinkEngine: Sendable {
 
         let startup = StartupSignal()
         let context = ThreadContext(engine: self, continuation: continuation, wakeFD: wakeFD, startup: startup)
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread,
-            nil,
-            { raw in
-                let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
-                context.engine.run(context)
-                return nil
-            },
-            Unmanaged.passRetained(context).toOpaque()
-        )
-        guard created == 0 else {
+        let thread: pthread_t
+        switch OSThread.start({ context.engine.run(context) }) {
+        case .success(let started): thread = started
+        case .failure(let error):
             close(wakeFD)
-            throw NetlinkError(.thread, rawValue: created, context: "pthread_create")
+            throw error
         }
         control.withLock { $0 = (wakeFD, thread) }
         if let error = startup.wait() {
@@ -163,7 +155,7 @@ public final class NetlinkEngine: Sendable {
         let eventCollector = MessageCollector()
         let dumpCollector = MessageCollector()
         do {
-            if let namespace = options.namespace { try Self.enter(namespace: namespace) }
+            if let namespace = options.namespace { try NetworkNamespaceEntry.enter(namespace) }
             events = try NetlinkSocket()
             events.useLargeReads()
             let effective = events.setReceiveBuffer(options.receiveBufferSize)
@@ -390,16 +382,6 @@ public final class NetlinkEngine: Sendable {
         throw lastError ?? NetlinkError(.dump, rawValue: NLE_DUMP_INTR, context: "dump kept being interrupted")
     }
 
-    private static func enter(namespace: String) throws(NetlinkError) {
-        let path = namespace.hasPrefix("/") ? namespace : "/run/netns/\(namespace)"
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw NetlinkError(.namespace, rawValue: errno, context: "open \(path)") }
-        defer { close(fd) }
-        // setns(CLONE_NEWNET) moves only this thread: the rest of the process stays put.
-        guard np_setns(fd, np_clone_newnet()) == 0 else {
-            throw NetlinkError(.namespace, rawValue: errno, context: "setns \(path)")
-        }
-    }
 }
 
 /// A one-shot latch that hands the thread's startup result to the caller of `start()`.

@@ -11,16 +11,16 @@ final class MessageCollector {
     private var currentType: UInt16 = 0
     private var currentFlags: UInt16 = 0
 
-    // rtnetlink message types (linux/rtnetlink.h); spelled out because the C enum imports loosely.
-    static let newLink: UInt16 = 16
-    static let deleteLink: UInt16 = 17
-    static let newAddress: UInt16 = 20
-    static let deleteAddress: UInt16 = 21
-    static let newRoute: UInt16 = 24
-    static let deleteRoute: UInt16 = 25
-    static let newRule: UInt16 = 32
-    static let deleteRule: UInt16 = 33
-    static let replaceFlag: UInt16 = 0x100
+    // rtnetlink message types and flags (linux/rtnetlink.h, linux/netlink.h).
+    static let newLink = UInt16(RTM_NEWLINK)
+    static let deleteLink = UInt16(RTM_DELLINK)
+    static let newAddress = UInt16(RTM_NEWADDR)
+    static let deleteAddress = UInt16(RTM_DELADDR)
+    static let newRoute = UInt16(RTM_NEWROUTE)
+    static let deleteRoute = UInt16(RTM_DELROUTE)
+    static let newRule = UInt16(RTM_NEWRULE)
+    static let deleteRule = UInt16(RTM_DELRULE)
+    static let replaceFlag = UInt16(NLM_F_REPLACE)
 
     /// The `NL_CB_VALID` callback: one call per received message.
     static let validCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { msg, arg in
@@ -110,7 +110,7 @@ final class MessageCollector {
             action: RuleRecord.Action(rawValue: rule.action) ?? .unspecified,
             table: rule.table,
             gotoTarget: rule.goto_target,
-            inverted: rule.flags & 0x2 != 0,  // FIB_RULE_INVERT
+            inverted: rule.flags & UInt32(FIB_RULE_INVERT) != 0,
             source: address(&rule.src, rule.src_len),
             sourceLength: Int(rule.src_len),
             destination: address(&rule.dst, rule.dst_len),

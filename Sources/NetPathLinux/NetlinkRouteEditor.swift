@@ -50,7 +50,7 @@ public final class NetlinkRouteEditor: RouteEditor {
     public init(namespace: String? = nil) throws(NetlinkError) {
         let opened: RouteSocket
         if let namespace {
-            opened = try NamespaceThread.run(in: namespace) { () throws(NetlinkError) in try RouteSocket() }
+            opened = try OSThread.run(in: namespace) { () throws(NetlinkError) in try RouteSocket() }
         } else {
             opened = try RouteSocket()
         }
@@ -195,66 +195,9 @@ private final class RouteObjectCollector {
         guard let object, let arg else { return }
         let family = Int32(rtnl_route_get_family(object))
         guard family == AF_INET || family == AF_INET6 else { return }
-        guard rtnl_route_get_type(object) == 1 /* RTN_UNICAST */, rtnl_route_get_nnexthops(object) == 1 else { return }
+        guard rtnl_route_get_type(object) == UInt8(RTN_UNICAST), rtnl_route_get_nnexthops(object) == 1 else { return }
         guard let dst = rtnl_route_get_dst(object), nl_addr_get_prefixlen(dst) == 0 else { return }
         let collector = Unmanaged<RouteObjectCollector>.fromOpaque(arg).takeUnretainedValue()
         collector.routes.append(RouteObject(retaining: object))
-    }
-}
-
-/// Runs a body on a fresh thread inside a network namespace, and waits for it.
-enum NamespaceThread {
-    static func run<T>(in namespace: String, _ body: @escaping () throws(NetlinkError) -> T) throws(NetlinkError) -> T {
-        let job = Job(namespace: namespace) { () throws(NetlinkError) -> Any in try body() }
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread,
-            nil,
-            { raw in
-                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
-                job.execute()
-                return nil
-            },
-            Unmanaged.passRetained(job).toOpaque()
-        )
-        guard created == 0 else { throw NetlinkError(.thread, rawValue: created, context: "pthread_create") }
-        pthread_join(thread, nil)
-        switch job.result! {
-        case .success(let value): return value as! T
-        case .failure(let error): throw error
-        }
-    }
-
-    private final class Job: @unchecked Sendable {
-        // @unchecked: written by the one thread that runs it, read by its creator only after
-        // pthread_join, which orders the two.
-        let namespace: String
-        let body: () throws(NetlinkError) -> Any
-        var result: Result<Any, NetlinkError>?
-
-        init(namespace: String, body: @escaping () throws(NetlinkError) -> Any) {
-            self.namespace = namespace
-            self.body = body
-        }
-
-        func execute() {
-            let path = namespace.hasPrefix("/") ? namespace : "/run/netns/\(namespace)"
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                result = .failure(NetlinkError(.namespace, rawValue: errno, context: "open \(path)"))
-                return
-            }
-            defer { close(fd) }
-            // Only this thread moves, and it ends right after: nothing else ever runs in it.
-            guard np_setns(fd, np_clone_newnet()) == 0 else {
-                result = .failure(NetlinkError(.namespace, rawValue: errno, context: "setns \(path)"))
-                return
-            }
-            do throws(NetlinkError) {
-                result = .success(try body())
-            } catch {
-                result = .failure(error)
-            }
-        }
     }
 }

@@ -1,0 +1,81 @@
+import Glibc
+
+/// A plain OS thread, for loops that block in `poll(2)` (the netlink engine, the control and
+/// metrics servers) and for work that must move into a network namespace: both must stay off
+/// Swift's cooperative pool (two threads on the target machines), and a thread that called
+/// `setns` must never run anyone else's task afterwards.
+///
+/// pthreads rather than Foundation's `Thread`: the agent links only FoundationEssentials, which
+/// keeps full Foundation (several MiB resident) out of netpathd and netpathctl. The one place
+/// netpath creates threads.
+package enum OSThread {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    /// Starts `body` on a new joinable thread: the caller must `pthread_join` it.
+    ///
+    /// - Returns: the thread, or the `pthread_create` error.
+    package static func start(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, NetlinkError> {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            },
+            context
+        )
+        guard created == 0 else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            return .failure(NetlinkError(.thread, rawValue: created, context: "pthread_create"))
+        }
+        return .success(thread)
+    }
+
+    /// Starts `body` on a new detached thread; returns whether the thread could be created.
+    @discardableResult
+    package static func detach(_ body: @escaping @Sendable () -> Void) -> Bool {
+        guard case .success(let thread) = start(body) else { return false }
+        pthread_detach(thread)
+        return true
+    }
+
+    /// Runs `body` on a fresh thread that first enters network namespace `namespace`, waits for
+    /// it, and returns its result. The thread ends with the body: nothing else ever runs in the
+    /// namespace it moved to.
+    package static func run<T>(in namespace: String, _ body: @escaping () throws(NetlinkError) -> T)
+        throws(NetlinkError) -> T
+    {
+        let job = Job { () throws(NetlinkError) -> Any in
+            try NetworkNamespaceEntry.enter(namespace)
+            return try body()
+        }
+        let thread = try start { job.execute() }.get()
+        pthread_join(thread, nil)
+        switch job.result! {
+        case .success(let value): return value as! T
+        case .failure(let error): throw error
+        }
+    }
+
+    private final class Job: @unchecked Sendable {
+        // @unchecked: written by the one thread that runs it, read by its creator only after
+        // pthread_join, which orders the two.
+        let body: () throws(NetlinkError) -> Any
+        var result: Result<Any, NetlinkError>?
+
+        init(body: @escaping () throws(NetlinkError) -> Any) { self.body = body }
+
+        func execute() {
+            do throws(NetlinkError) {
+                result = .success(try body())
+            } catch {
+                result = .failure(error)
+            }
+        }
+    }
+}
