@@ -1,6 +1,7 @@
 import Foundation
 import NetPathCore
 import TestSupport
+import Testing
 
 /// A real `netpathd` process in a namespace with its own config, hooks directory and control
 /// socket, and a fake systemd listening: what the agent tests drive.
@@ -108,8 +109,11 @@ final class AgentHarness: @unchecked Sendable {
         }
     }
 
-    func stop() {
-        process.terminate(grace: 10)
+    /// Stops the agent (SIGTERM, then SIGKILL after 10 s) and checks how it ended: a clean stop
+    /// is exit status 0, so a crash, a hang past the grace or an error exit fails the test.
+    func stop(expecting expected: RunningProcess.Termination = .exited(0)) {
+        let ending = process.terminate(grace: 10)
+        #expect(ending == expected, "netpathd ended with \(ending), expected \(expected)")
         notify.close()
         try? FileManager.default.removeItem(at: directory)
     }

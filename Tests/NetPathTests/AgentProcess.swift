@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 /// A real `netpathd` in a namespace, with its own configuration and control socket, and a fake
 /// systemd (TestSupport's `NotifySocket`) to say when it is ready: the minimal part of
@@ -51,9 +52,12 @@ final class AgentProcess: @unchecked Sendable {
         }
     }
 
-    /// Stops the agent (SIGTERM, then SIGKILL) if it still runs, and removes its files. Idempotent.
-    func stop() {
-        process.terminate(grace: 10)
+    /// Stops the agent (SIGTERM, then SIGKILL after 10 s) if it still runs, checks how it ended (a
+    /// clean stop is exit status 0: a crash, a hang past the grace or an error exit fails the
+    /// test), and removes its files. Idempotent.
+    func stop(expecting expected: RunningProcess.Termination = .exited(0)) {
+        let ending = process.terminate(grace: 10)
+        #expect(ending == expected, "netpathd ended with \(ending), expected \(expected)")
         notify.close()
         try? FileManager.default.removeItem(at: directory)
     }

@@ -33,14 +33,32 @@ public final class RunningProcess: @unchecked Sendable {
     /// Sends `signal` to the process.
     public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// SIGTERM, then SIGKILL if it has not exited within `grace`; waits for it.
-    public func terminate(grace: TimeInterval = 3) {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(grace)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    /// How a process ended.
+    public enum Termination: Equatable, Sendable, CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+
+        public var description: String {
+            switch self {
+            case .exited(let status): return "exit status \(status)"
+            case .signaled(let signal): return "signal \(signal)"
+            }
+        }
+    }
+
+    /// SIGTERM, then SIGKILL if it has not exited within `grace`; waits for it and says how it
+    /// ended (also when it had ended before: a crash shows here).
+    @discardableResult
+    public func terminate(grace: TimeInterval = 3) -> Termination {
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(grace)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal
+            ? .signaled(process.terminationStatus) : .exited(process.terminationStatus)
     }
 
     /// Waits for exit; returns the status.
