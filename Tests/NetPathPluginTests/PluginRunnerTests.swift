@@ -53,7 +53,9 @@ struct PluginRunnerTests {
         try await hung.wait("hung's first call", timeout: .seconds(2)) { $0.count == 1 }
 
         // Past the timeout: the hung and slow calls are counted as timeouts and their subject is stuck.
-        try await Task.sleep(for: .milliseconds(1200))
+        try await waitUntil("the hung and slow calls time out", timeout: .seconds(5)) {
+            runner.statistics["hung"]?.count(.timeout) == 1 && runner.statistics["slow"]?.count(.timeout) == 1
+        }
         var stats = runner.statistics
         #expect(stats["hung"]?.count(.timeout) == 1)
         #expect(stats["hung"]?.stuck == 1)
@@ -84,7 +86,7 @@ struct PluginRunnerTests {
 
         // The hung plugin never gets the event queued behind its stuck call; the queue is bounded.
         for i in 0..<5 { runner.deliver(Events.interface(.added, index: 2, 10 + i), to: ["hung"]) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil("the overflow is counted") { runner.statistics["hung"]?.droppedOverflow == 3 }
         #expect(!hung.events.contains(sameSubject))
         stats = runner.statistics
         #expect(stats["hung"]?.stuck == 1)

@@ -19,6 +19,25 @@ struct RouteMetricsPluginTests {
 
     /// wired0 (198.51.100.0/24, 2001:db8:1::/64, metric 600) and wlan0 (203.0.113.0/24,
     /// 2001:db8:2::/64, metric 100), peers in `peer`.
+    /// Adds and removes a marker route (not a default route, so the replay ignores it) and waits
+    /// until `ip monitor` has printed it. With `retrying`, the monitor may not be subscribed yet:
+    /// the marker is added again until one shows.
+    static func marker(_ ns: NetworkNamespace, _ notifications: Recorder<String>, retrying: Bool) async throws {
+        for attempt in 1...(retrying ? 50 : 1) {
+            try ns.ip("route", "add", "192.0.2.99/32", "dev", "wired0")
+            try ns.ip("route", "del", "192.0.2.99/32", "dev", "wired0")
+            do {
+                _ = try await notifications.next(
+                    "the marker route in ip monitor (attempt \(attempt))",
+                    timeout: retrying ? .milliseconds(200) : .seconds(10)
+                ) { $0.hasPrefix("Deleted 192.0.2.99") }
+                return
+            } catch  where retrying && attempt < 50 {
+                continue
+            }
+        }
+    }
+
     static func uplinks(_ ns: NetworkNamespace, _ peer: NetworkNamespace) throws {
         try ns.addVeth("wired0", peer: "wired0p", in: peer)
         try ns.addVeth("wlan0", peer: "wlan0p", in: peer)
@@ -70,7 +89,7 @@ struct RouteMetricsPluginTests {
             defer { monitor.terminate() }
             let notifications = Recorder<String>()
             await notifications.record(monitor.stdoutLines)
-            try await Task.sleep(for: .milliseconds(300))
+            try await Self.marker(ns, notifications, retrying: true)
             let poller = DefaultRoutePoller(namespace: ns)
             var pollerStopped = false
             defer { if !pollerStopped { _ = poller.stop() } }
@@ -110,7 +129,9 @@ struct RouteMetricsPluginTests {
                 polled.emptyIPv6 == 0,
                 "\(polled.emptyIPv6) of \(polled.readings) readings had no IPv6 default route"
             )
-            try await Task.sleep(for: .milliseconds(300))
+            // Notifications reach the monitor in order: once a marker after the last change has
+            // arrived, so has every default-route change before it.
+            try await Self.marker(ns, notifications, retrying: false)
             let replay = DefaultRouteReplay(initial: ["-4": 2, "-6": 2], lines: await notifications.all)
             #expect(replay.changes >= 12, "saw \(replay.changes) default-route notifications")
             // Add before delete: the two uplinks' routes never drop below two per family.
