@@ -375,7 +375,22 @@ import Testing
         }
     }
 
-    @Test func randomBytesNeverCrashOrHang() {
+    /// What every load of arbitrary input must give: a configuration, or errors that each name the
+    /// file, a line and column inside (or just past) the text, and fit on one line.
+    private func expectWellFormed(_ result: Result<Configuration, ConfigurationErrors>, for text: String) {
+        guard case .failure(let failure) = result else { return }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(!failure.errors.isEmpty, "a failure without errors for \(text.debugDescription)")
+        for diagnostic in failure.errors + failure.warnings {
+            #expect(diagnostic.file == "fuzz.toml")
+            #expect((1...lines + 1).contains(diagnostic.line), "\(diagnostic) for \(text.debugDescription)")
+            #expect(diagnostic.column >= 1, "\(diagnostic)")
+            #expect(!diagnostic.description.contains("\n"), "\(diagnostic.description.debugDescription)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func randomBytesNeverCrashOrHang() {
         var rng = SeededGenerator(state: 0x6E65_7470_6174_68)
         let alphabet = Array("[]{}=\"'#.,_-+:\\ \t\n\rabcxyz0123456789eE".utf8)
         for _ in 0..<3000 {
@@ -386,11 +401,15 @@ import Testing
             }
             let text = String(decoding: bytes, as: UTF8.self)
             _ = try? TOMLParser.parse(text)
-            _ = ConfigurationLoader.load(contents: text, file: "fuzz.toml", knownPlugins: ["event-log"])
+            expectWellFormed(
+                ConfigurationLoader.load(contents: text, file: "fuzz.toml", knownPlugins: ["event-log"]),
+                for: text
+            )
         }
     }
 
-    @Test func mutatedValidConfigurationsNeverCrashOrHang() {
+    @Test(.timeLimit(.minutes(1)))
+    func mutatedValidConfigurationsNeverCrashOrHang() {
         var rng = SeededGenerator(state: 42)
         let seed = Array(Configuration.defaultFileContents.utf8) + Array(ConfigurationFixtures.full.utf8)
         let inserts = Array("[]{}=\"'#.,\n".utf8)
@@ -409,7 +428,7 @@ import Testing
                 }
             }
             let text = String(decoding: bytes, as: UTF8.self)
-            _ = ConfigurationLoader.load(contents: text, file: "fuzz.toml", knownPlugins: [])
+            expectWellFormed(ConfigurationLoader.load(contents: text, file: "fuzz.toml", knownPlugins: []), for: text)
         }
     }
 
