@@ -43,11 +43,12 @@ final class AgentCgroup: Sendable {
 
     /// Logs, once, whether hooks are contained and what is covered without a cgroup.
     func announce(to logger: Logger) {
-        guard
-            announced.withLock({ done in
-                defer { done = true }; return !done
-            })
-        else { return }
+        let first = announced.withLock { done in
+            let first = !done
+            done = true
+            return first
+        }
+        guard first else { return }
         switch availability {
         case .available(let path):
             logger.info("hooks run in cgroup \(path): what a hook leaves running is found and ended after it")
