@@ -96,6 +96,7 @@ public final class Agent: Service, Sendable {
         let hooks = HookDispatcher(
             directory: HookDirectory(path: configuration.agent.hooksDirectory, logger: logger),
             runner: HookRunner(logger: logger),
+            options: .init(maxRunningHooks: configuration.agent.maxRunningHooks),
             logger: logger,
             onResult: { [metrics] result in metrics.record(result) }
         )

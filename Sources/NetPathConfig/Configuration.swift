@@ -12,6 +12,10 @@ public struct Configuration: Hashable, Sendable {
         public var hooksDirectory: String
         /// How long one hook may run unless a rule says otherwise (`hook_timeout`).
         public var hookTimeout: Duration
+        /// The most hooks running at once over all interfaces and policies; a hook that has been
+        /// running for a second stops counting, so hung hooks cannot hold the others back
+        /// (`max_running_hooks`).
+        public var maxRunningHooks: Int
         /// The hold-down for flapping: events are dispatched only after their interface or
         /// policy has been quiet this long (`settle`); zero dispatches at once.
         public var settle: Duration
@@ -26,6 +30,7 @@ public struct Configuration: Hashable, Sendable {
         public init(
             hooksDirectory: String = "/etc/netpath/hooks.d",
             hookTimeout: Duration = .seconds(30),
+            maxRunningHooks: Int = 8,
             settle: Duration = .zero,
             startupEvents: Bool = true,
             controlSocket: String = "/run/netpath/netpathd.sock",
@@ -33,6 +38,7 @@ public struct Configuration: Hashable, Sendable {
         ) {
             self.hooksDirectory = hooksDirectory
             self.hookTimeout = hookTimeout
+            self.maxRunningHooks = maxRunningHooks
             self.settle = settle
             self.startupEvents = startupEvents
             self.controlSocket = controlSocket

@@ -2,7 +2,12 @@ import NetPathCore
 
 // [agent], [[interface]], [[policy]] and [plugin.NAME].
 extension ConfigurationValidator {
-    static let agentKeys = ["hooks_dir", "hook_timeout", "settle", "startup_events", "control_socket", "metrics"]
+    static let agentKeys = [
+        "hooks_dir", "hook_timeout", "max_running_hooks", "settle", "startup_events", "control_socket", "metrics",
+    ]
+
+    /// The range of `max_running_hooks`: more than a thousand hooks starting at once is a typo.
+    static let maxRunningHooksRange = 1...1024
 
     mutating func agent(_ table: TOMLTable) -> Configuration.Agent {
         checkKeys(table, allowed: Self.agentKeys, in: "[agent]")
@@ -12,6 +17,9 @@ extension ConfigurationValidator {
         }
         if let timeout = duration(table, "hook_timeout", allowZero: false, maximum: Self.maximumTimeout) {
             agent.hookTimeout = timeout
+        }
+        if let limit = integer(table, "max_running_hooks", in: Self.maxRunningHooksRange) {
+            agent.maxRunningHooks = limit
         }
         if let settle = duration(table, "settle", allowZero: true, maximum: Self.maximumSettle) {
             agent.settle = settle

@@ -137,6 +137,19 @@ struct ConfigurationValidator {
         return b
     }
 
+    /// An integer within `range`.
+    mutating func integer(_ table: TOMLTable, _ key: String, in range: ClosedRange<Int>) -> Int? {
+        guard let value = table[key] else { return nil }
+        guard let number = value.integer, let int = Int(exactly: number), range.contains(int) else {
+            error(
+                "\(key) must be an integer from \(range.lowerBound) to \(range.upperBound), found \(Self.found(value))",
+                at: value.location
+            )
+            return nil
+        }
+        return int
+    }
+
     /// A required, non-empty name.
     mutating func name(_ table: TOMLTable, section: String) -> (String, SourceLocation)? {
         guard table["name"] != nil else {

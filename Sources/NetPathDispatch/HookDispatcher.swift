@@ -8,8 +8,11 @@ import Synchronization
 /// - Each ``Event/subject`` (an interface, a policy) has a FIFO: its events run one after
 ///   another, and for one event its hooks run one after another in lexical order. A slow or hung
 ///   hook delays only later events of the same subject, and only until its timeout.
-/// - Subjects are independent: each has its own worker task, and at most
-///   ``Options/maxConcurrentHooks`` hooks run at once over all of them.
+/// - Subjects are independent: each has its own worker task. At most
+///   ``Options/maxRunningHooks`` hooks start and run at once over all of them, but a run that
+///   has been going for ``Options/slowAfter`` stops counting, so hung hooks on other subjects
+///   delay a subject's hook by at most that long (``HookSlots`` says why, and what stays
+///   bounded).
 /// - A subject's worker starts inside ``dispatch(_:to:)`` itself (`Task.immediate`): it checks
 ///   the hook, builds the invocation and spawns it on the caller's thread, and hands the thread
 ///   back at its first real suspension. A hook therefore starts without waiting for the
@@ -34,11 +37,19 @@ import Synchronization
 public final class HookDispatcher: Sendable {
     /// Dispatcher settings.
     public struct Options: Hashable, Sendable {
-        /// The most hooks running at once, over all subjects.
-        public var maxConcurrentHooks: Int
+        /// The most hooks running at once over all subjects, not counting runs that have been
+        /// going for ``slowAfter`` (`max_running_hooks` in `[agent]`).
+        public var maxRunningHooks: Int
+        /// How long a run counts against ``maxRunningHooks``: after that it is presumed slow or
+        /// hung, and its slot goes to the next hook waiting for one.
+        public var slowAfter: Duration
 
-        public init(maxConcurrentHooks: Int = 8) {
-            self.maxConcurrentHooks = max(1, maxConcurrentHooks)
+        /// - Parameters:
+        ///   - maxRunningHooks: at least 1.
+        ///   - slowAfter: at least 1 ms.
+        public init(maxRunningHooks: Int = 8, slowAfter: Duration = .seconds(1)) {
+            self.maxRunningHooks = max(1, maxRunningHooks)
+            self.slowAfter = max(.milliseconds(1), slowAfter)
         }
     }
 
@@ -64,7 +75,7 @@ public final class HookDispatcher: Sendable {
     private let logger: Logger
     private let onResult: (@Sendable (HookResult) -> Void)?
     private let state = Mutex(State())
-    private let slots: AsyncSemaphore
+    private let slots: HookSlots
 
     /// - Parameter onResult: called with every hook run's result as it ends (for metrics that
     ///   need each run, like a duration histogram); it must return quickly.
@@ -80,7 +91,7 @@ public final class HookDispatcher: Sendable {
         self.options = options
         self.logger = logger
         self.onResult = onResult
-        self.slots = AsyncSemaphore(permits: options.maxConcurrentHooks)
+        self.slots = HookSlots(limit: options.maxRunningHooks, slowAfter: options.slowAfter)
     }
 
     /// Queues `event` for the hooks of `targets`, and starts its subject's worker when it has
@@ -243,14 +254,14 @@ public final class HookDispatcher: Sendable {
                 logger.error("cannot encode \(job.event.name) of \(job.event.subject) for hooks: \(error)")
                 return
             }
-            await slots.acquire()
+            let slot = await slots.acquire()
             // An unstructured task, awaited at once, so that cancelling the dispatcher (shutdown)
             // does not cut a running hook short: it keeps its timeout, as design.md promises.
             // (Swift 6.3 has no task cancellation shield.) Immediate, so the spawn happens now,
             // on this thread.
             let runner = self.runner
             let result = await Task.immediate { await runner.run(invocation, executing: hook) }.value
-            slots.release()
+            slots.release(slot)
             state.withLock { $0.statistics.record(result) }
             onResult?(result)
             log(result, job: job, rule: target.rule)

@@ -7,7 +7,7 @@ import Synchronization
 #endif
 
 /// Runs one hook: spawns the checked file, feeds stdin, logs its output within limits, enforces
-/// the timeout on its whole process group, and reports a ``HookResult``.
+/// the timeout, ends whatever the hook leaves running, and reports a ``HookResult``.
 ///
 /// Process handling is swift-subprocess's (`posix_spawn` with a cleared environment, every
 /// descriptor above 2 closed, default signal dispositions, `setpgid(0, 0)`, `/` as working
@@ -15,11 +15,21 @@ import Synchronization
 /// ``OpenedHook/executablePath``, the hook's real path; why that is safe after the check is
 /// written there.
 ///
+/// Hooks are born in the agent's own cgroup leaf where it may have one (``AgentCgroup`` says
+/// where: a systemd unit with `Delegate=yes`, or a host or container without a service manager
+/// whose cgroup is writable); everything they start stays there unless the service manager
+/// starts it. Elsewhere a run has only the hook's process group, and the agent says so once in
+/// its log.
+///
 /// Timeout: when it passes, SIGTERM goes to the hook's process group, SIGKILL after
-/// ``Options/terminationGrace``; whatever is still in the group when the leader is gone is
-/// SIGKILLed at once. A run ends when the hook has exited *and* its stdout and stderr are closed,
-/// so a background child that keeps them open is waited for (and killed at the timeout), while
-/// one that redirects them (`cmd >/dev/null 2>&1 &`) is left running.
+/// ``Options/terminationGrace``; whatever it left is SIGKILLed as soon as the hook is gone.
+///
+/// Leftovers: a run ends when the hook has exited *and* nothing it started is left. What is left
+/// (`cmd &`, a `setsid` daemon) gets ``Options/lingerGrace`` to end by itself, then SIGKILL, and
+/// the kill is logged: the processes in the agent's cgroup that the hook started, or only its
+/// process group where there is no such cgroup (which misses processes that left the group).
+/// Output is read until the hook exits, not after. Work that should outlive a hook belongs to
+/// the service manager (`systemd-run`, `systemctl start`).
 ///
 /// - Important: The runner ignores SIGPIPE in the agent (when it is at its default): a hook that
 ///   exits without reading stdin must not kill the agent with a write to a closed pipe. Hooks
@@ -31,20 +41,35 @@ public struct HookRunner: Sendable {
         public var terminationGrace: Duration
         /// What of the hook's output is logged.
         public var output: HookOutputLimits
+        /// How long what a hook started may run on after the hook exits, before it is killed.
+        public var lingerGrace: Duration
 
-        public init(terminationGrace: Duration = .seconds(3), output: HookOutputLimits = HookOutputLimits()) {
+        public init(
+            terminationGrace: Duration = .seconds(3),
+            output: HookOutputLimits = HookOutputLimits(),
+            lingerGrace: Duration = .seconds(1)
+        ) {
             self.terminationGrace = terminationGrace
             self.output = output
+            self.lingerGrace = lingerGrace
         }
     }
 
     public let options: Options
     private let logger: Logger
+    private let cgroup: AgentCgroup
 
     public init(options: Options = Options(), logger: Logger) {
+        self.init(options: options, logger: logger, cgroup: .shared)
+    }
+
+    /// - Parameter cgroup: where hooks are born (tests pass one that is unavailable).
+    init(options: Options, logger: Logger, cgroup: AgentCgroup) {
         self.options = options
         self.logger = logger
+        self.cgroup = cgroup
         Self.ignoreSIGPIPE
+        cgroup.announce(to: logger)
     }
 
     /// Ignores SIGPIPE once per process, unless someone installed a handler.
@@ -60,7 +85,7 @@ public struct HookRunner: Sendable {
     /// Never throws: a hook that cannot start is a ``HookResult/Termination/failedToStart(_:)``.
     public func run(_ invocation: HookInvocation, executing hook: OpenedHook) async -> HookResult {
         let start = ContinuousClock.now
-        let group = ProcessGroup()
+        let group = HookProcesses(hook: invocation.hook, cgroup: cgroup, logger: logger)
         let budget = OutputBudget(bytes: options.output.bytesPerRun)
         var platform = PlatformOptions()
         platform.processGroupID = 0
@@ -102,8 +127,8 @@ public struct HookRunner: Sendable {
         } catch {
             termination = .failedToStart(String(describing: error))
         }
-        // Anything the hook left in its group after a timeout dies now.
-        group.finish()
+        // What the hook left running gets the linger grace (none after a timeout), then dies.
+        await group.finish(grace: options.lingerGrace)
 
         let hookResult = HookResult(
             hook: invocation.hook,
@@ -159,7 +184,7 @@ public struct HookRunner: Sendable {
 
     /// Sleeps until the timeout, then signals the group: SIGTERM, and SIGKILL after the grace.
     /// Cancelled when the run ends first.
-    private func watchdog(_ group: ProcessGroup, hook: String, timeout: Duration) async {
+    private func watchdog(_ group: HookProcesses, hook: String, timeout: Duration) async {
         do { try await Task.sleep(for: timeout) } catch { return }
         group.timeOut()
         logger.warning(
@@ -200,49 +225,6 @@ public struct HookRunner: Sendable {
             logger.debug("\(hook): reading \(name) failed: \(error)", metadata: ["hook": .string(hook)])
         }
         splitter.finish(emit: emit)
-    }
-}
-
-/// The hook's process group, shared by the run and its watchdog.
-private final class ProcessGroup: Sendable, CustomStringConvertible {
-    private struct State {
-        var leader: pid_t = 0
-        var timedOut = false
-    }
-
-    private let state = Mutex(State())
-
-    var timedOut: Bool { state.withLock { $0.timedOut } }
-
-    var description: String { "hook process group \(state.withLock { $0.leader })" }
-
-    /// The hook was spawned as leader `pid` of its own group (pgid = pid).
-    func started(_ pid: pid_t) {
-        let lateTimeout = state.withLock { state in
-            state.leader = pid
-            return state.timedOut
-        }
-        if lateTimeout { signal(SIGTERM) }
-    }
-
-    /// The timeout passed: SIGTERM to the group (now, or as soon as it exists).
-    func timeOut() {
-        state.withLock { $0.timedOut = true }
-        signal(SIGTERM)
-    }
-
-    /// Signals every process in the group.
-    ///
-    /// The group id cannot be reused while any member lives, and the leader's pid not before it
-    /// is reaped and its group empty, so this reaches the hook's processes or nobody (ESRCH).
-    func signal(_ number: Int32) {
-        let leader = state.withLock { $0.leader }
-        if leader > 0 { _ = kill(-leader, number) }
-    }
-
-    /// The run is over: after a timeout nothing of the hook may outlive it.
-    func finish() {
-        if timedOut { signal(SIGKILL) }
     }
 }
 

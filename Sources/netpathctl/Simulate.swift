@@ -55,7 +55,11 @@ extension Netpathctl {
                 let replay = Replay(configuration: configuration)
                 let dispatches = replay.dispatches(contents.records)
                 if runHooks {
-                    try await run(dispatches, hooksDirectory: hooksDir ?? configuration.agent.hooksDirectory)
+                    try await run(
+                        dispatches,
+                        hooksDirectory: hooksDir ?? configuration.agent.hooksDirectory,
+                        maxRunningHooks: configuration.agent.maxRunningHooks
+                    )
                 } else {
                     for dispatch in dispatches { print(Replay.line(dispatch)) }
                 }
@@ -63,11 +67,16 @@ extension Netpathctl {
         }
 
         /// Prints each event's line, then runs its hooks through the agent's own dispatcher.
-        private func run(_ dispatches: [Replay.Dispatch], hooksDirectory: String) async throws {
+        private func run(_ dispatches: [Replay.Dispatch], hooksDirectory: String, maxRunningHooks: Int) async throws {
             LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
             let logger = Logger(label: "netpathctl.simulate")
             let directory = HookDirectory(path: hooksDirectory, logger: logger)
-            let dispatcher = HookDispatcher(directory: directory, runner: HookRunner(logger: logger), logger: logger)
+            let dispatcher = HookDispatcher(
+                directory: directory,
+                runner: HookRunner(logger: logger),
+                options: .init(maxRunningHooks: maxRunningHooks),
+                logger: logger
+            )
             for entry in directory.entries() where !entry.isAccepted {
                 FileOutput.write("\(hooksDirectory)/\(entry.name): \(entry.status)\n", to: 2)
             }

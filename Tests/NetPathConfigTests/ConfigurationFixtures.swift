@@ -7,6 +7,7 @@ enum ConfigurationFixtures {
         [agent]
         hooks_dir = "/opt/netpath/hooks"
         hook_timeout = "1m30s"
+        max_running_hooks = 4
         settle = "250ms"
         startup_events = false
         control_socket = "/tmp/netpathd.sock"

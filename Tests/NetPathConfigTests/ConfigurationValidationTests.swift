@@ -16,6 +16,7 @@ import Testing
                 == Configuration.Agent(
                     hooksDirectory: "/opt/netpath/hooks",
                     hookTimeout: .seconds(90),
+                    maxRunningHooks: 4,
                     settle: .milliseconds(250),
                     startupEvents: false,
                     controlSocket: "/tmp/netpathd.sock",
@@ -50,21 +51,21 @@ import Testing
                     run: ["50-backups"],
                     plugins: ["event-log"],
                     timeout: .seconds(10),
-                    location: SourceLocation(line: 31, column: 1)
+                    location: SourceLocation(line: 32, column: 1)
                 ),
                 Rule(
                     name: "modem-off",
                     on: [.up],
                     type: [.wired],
                     run: ["20-modem-off"],
-                    location: SourceLocation(line: 41, column: 1)
+                    location: SourceLocation(line: 42, column: 1)
                 ),
-                Rule(name: "everything", location: SourceLocation(line: 47, column: 1)),
+                Rule(name: "everything", location: SourceLocation(line: 48, column: 1)),
             ]
         )
         #expect(configuration.plugins.keys.sorted() == ["event-log"])
         #expect(configuration.plugins["event-log"]?["path"]?.string == "/var/log/netpath/events.jsonl")
-        #expect(configuration.plugins["event-log"]?.location == SourceLocation(line: 50, column: 1))
+        #expect(configuration.plugins["event-log"]?.location == SourceLocation(line: 51, column: 1))
         #expect(configuration.warnings.isEmpty)
         #expect(!configuration.isDispatcherMode)
     }
@@ -134,7 +135,7 @@ import Testing
             line: 2,
             column: 1,
             message:
-                #"unknown key "colour" in [agent]; expected one of "hooks_dir", "hook_timeout", "settle", "startup_events", "control_socket", "metrics""#
+                #"unknown key "colour" in [agent]; expected one of "hooks_dir", "hook_timeout", "max_running_hooks", "settle", "startup_events", "control_socket", "metrics""#
         ),
         .init(
             text: "[agnet]\nsettle = \"1s\"",
@@ -269,6 +270,24 @@ import Testing
                 #"timeout: invalid duration "1.5s": fractions are not supported; use a smaller unit such as "1500ms""#
         ),
         // Agent values.
+        .init(
+            text: "[agent]\nmax_running_hooks = 0",
+            line: 2,
+            column: 21,
+            message: "max_running_hooks must be an integer from 1 to 1024, found integer 0"
+        ),
+        .init(
+            text: "[agent]\nmax_running_hooks = 100000",
+            line: 2,
+            column: 21,
+            message: "max_running_hooks must be an integer from 1 to 1024, found integer 100000"
+        ),
+        .init(
+            text: "[agent]\nmax_running_hooks = \"8\"",
+            line: 2,
+            column: 21,
+            message: #"max_running_hooks must be an integer from 1 to 1024, found "8""#
+        ),
         .init(
             text: "[agent]\nhooks_dir = \"hooks.d\"",
             line: 2,

@@ -149,7 +149,7 @@ struct HookDispatcherTests {
         }
     }
 
-    @Test("at most maxConcurrentHooks hooks run at once over all subjects")
+    @Test("at most maxRunningHooks hooks run at once over all subjects while none is slow")
     func concurrencyBound() async throws {
         try await TemporaryDirectory.with { dir in
             try dir.hook(
@@ -160,7 +160,9 @@ struct HookDispatcherTests {
                 echo end >> \(dir.path("log"))
                 """
             )
-            try await Self.withDispatcher(dir, options: .init(maxConcurrentHooks: 2)) { dispatcher in
+            // slowAfter far beyond the runs: every one counts for as long as it runs.
+            let options = HookDispatcher.Options(maxRunningHooks: 2, slowAfter: .seconds(60))
+            try await Self.withDispatcher(dir, options: options) { dispatcher in
                 for index in 0..<6 {
                     dispatcher.dispatch(
                         Events.interface(.up, "eth\(index)", index: 30 + Int32(index)),
@@ -177,6 +179,49 @@ struct HookDispatcherTests {
                 peak = max(peak, running)
             }
             #expect(peak == 2)
+        }
+    }
+
+    @Test(
+        "hooks hung on as many interfaces as the limit allows do not hold another interface's hook until their timeout"
+    )
+    func hungHooksDoNotStarveOtherSubjects() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook(
+                "10-hook",
+                """
+                echo "$NETPATH_INTERFACE" >> \(dir.path("seen"))
+                case "$NETPATH_INTERFACE" in hang*) exec sleep 1000 ;; esac
+                exit 0
+                """
+            )
+            let options = HookDispatcher.Options()  // the defaults: 8 hooks, slow after 1 s
+            let hung = options.maxRunningHooks
+            try await Self.withDispatcher(dir, options: options) { dispatcher in
+                // Only the hung hooks reach their timeout: waiting for it is what the test must
+                // rule out, and it is far beyond slowAfter even on a loaded machine.
+                let timeout = Duration.seconds(10)
+                let started = ContinuousClock.now
+                for index in 0..<hung {
+                    dispatcher.dispatch(
+                        Events.interface(.up, "hang\(index)", index: 40 + Int32(index)),
+                        to: [.all(timeout: timeout)]
+                    )
+                }
+                _ = try await dir.await("seen") { text in
+                    (0..<hung).allSatisfy { text.contains("hang\($0)\n") }
+                }
+                dispatcher.dispatch(Events.interface(.up, "fast", index: 60), to: [.all(timeout: timeout)])
+                _ = try await dir.await("seen", timeout: .seconds(5)) { $0.contains("fast\n") }
+                #expect(
+                    ContinuousClock.now - started < timeout,
+                    "the 9th interface's hook waited for the hung hooks' timeout"
+                )
+                #expect(dispatcher.statistics.runCount("10-hook", .timeout) == 0)
+                await dispatcher.waitUntilIdle()
+                #expect(dispatcher.statistics.runCount("10-hook", .timeout) == hung)
+                #expect(dispatcher.statistics.runCount("10-hook", .success) == 1)
+            }
         }
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
-import NetPathDispatch
 import TestSupport
 import Testing
 
-/// Execution: exit status, no shell, timeouts on the whole process group, bounded output.
+@testable import NetPathDispatch
+
+/// Execution: exit status, no shell, timeouts on the whole process group, bounded output, and
+/// nothing left running after the hook.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "runs hooks owned by root"))
 struct HookRunnerTests {
     static func run(
@@ -11,6 +13,7 @@ struct HookRunnerTests {
         in dir: TemporaryDirectory,
         timeout: Duration = .seconds(10),
         options: HookRunner.Options = .init(),
+        cgroup: AgentCgroup = .shared,
         log: LogStore = LogStore()
     ) async throws -> HookResult {
         let hooks = HookDirectory(path: dir.path, logger: log.logger)
@@ -20,7 +23,31 @@ struct HookRunnerTests {
             rule: nil,
             timeout: timeout
         )
-        return await HookRunner(options: options, logger: log.logger).run(invocation, executing: try hooks.open(name))
+        let runner = HookRunner(options: options, logger: log.logger, cgroup: cgroup)
+        return await runner.run(invocation, executing: try hooks.open(name))
+    }
+
+    /// No cgroup of the agent's own: what the agent does where it may not have one.
+    static let noCgroup = AgentCgroup(availability: .unavailable("turned off by the test"))
+
+    /// Whether hooks are born in a cgroup of the agent's own here; under CI they must be (the
+    /// tests that need it fail rather than skip).
+    static var cgroupExpected: Bool {
+        if case .available = AgentCgroup.shared.availability { return true }
+        return ProcessInfo.processInfo.environment["CI"] == "true"
+    }
+
+    /// The pid a hook wrote to `name`.
+    static func pid(_ name: String, in dir: TemporaryDirectory) throws -> Int32 {
+        try #require(Int32((dir.read(name) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    /// Waits until `pid` is dead (or a zombie), at most `limit`; whether it is.
+    static func awaitDeath(_ pid: Int32, within limit: Duration = .seconds(2)) async throws -> Bool {
+        // A process killed by its group or cgroup dies asynchronously; its reaper may lag too.
+        let deadline = ContinuousClock.now + limit
+        while isAlive(pid) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        return !isAlive(pid)
     }
 
     @Test("exit status, signal and output lines are reported, tagged with the hook's name")
@@ -107,6 +134,120 @@ struct HookRunnerTests {
             #expect(result.bytesDropped >= 200_000_000 - 64 * 1024)
             #expect(result.linesLogged > 0)
             #expect(result.linesLogged <= 64 * 1024 / 23 + 1)
+        }
+    }
+
+    @Test(
+        "a background child the hook leaves running is ended shortly after the hook exits, with or without a cgroup",
+        arguments: [true, false]
+    )
+    func leftoverChildIsEnded(withCgroup: Bool) async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook(
+                "10-leave",
+                """
+                sleep 100000 &
+                echo $! > \(dir.path("child"))
+                exit 0
+                """
+            )
+            let log = LogStore()
+            let started = ContinuousClock.now
+            let result = try await Self.run(
+                "10-leave",
+                in: dir,
+                options: .init(lingerGrace: .milliseconds(200)),
+                cgroup: withCgroup ? .shared : Self.noCgroup,
+                log: log
+            )
+            let child = try Self.pid("child", in: dir)
+            defer { kill(child, SIGKILL) }
+            #expect(result.termination == .exited(0))
+            #expect(!result.timedOut)
+            #expect(try await Self.awaitDeath(child), "child \(child) outlived its hook")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(log.with("hook", "10-leave").contains { $0.message.contains("killed what it left running") })
+        }
+    }
+
+    @Test(
+        "a setsid grandchild, outside the hook's process group, is ended too: hooks are born in the agent's cgroup",
+        .enabled(if: cgroupExpected, "hooks get no cgroup of the agent's own here")
+    )
+    func setsidGrandchildIsEnded() async throws {
+        guard case .available(let leaf) = AgentCgroup.shared.availability else {
+            Issue.record("hooks get no cgroup of the agent's own here: \(AgentCgroup.shared.availability)")
+            return
+        }
+        try await TemporaryDirectory.with { dir in
+            let pidFile = dir.path("grandchild")
+            try dir.hook(
+                "10-escape",
+                """
+                cat /proc/self/cgroup > \(dir.path("cgroup"))
+                setsid sh -c 'echo $$ > \(pidFile); exec sleep 100000' &
+                while [ ! -s \(pidFile) ]; do sleep 0.01; done
+                exit 0
+                """
+            )
+            let log = LogStore()
+            let options = HookRunner.Options(lingerGrace: .milliseconds(200))
+            let result = try await Self.run("10-escape", in: dir, options: options, log: log)
+            let grandchild = try Self.pid("grandchild", in: dir)
+            defer { kill(grandchild, SIGKILL) }
+            #expect(result.termination == .exited(0))
+            #expect(try await Self.awaitDeath(grandchild), "setsid grandchild \(grandchild) outlived its hook")
+            #expect(log.with("hook", "10-escape").contains { $0.message.contains("killed what it left running") })
+            let line = try #require(dir.read("cgroup")?.split(separator: "\n").first { $0.hasPrefix("0::") })
+            #expect(leaf.hasSuffix(line.dropFirst(3)), "the hook ran in \(line), not in \(leaf)")
+        }
+    }
+
+    @Test("without a cgroup, a setsid grandchild escapes: the log says so once, naming what is not covered")
+    func withoutCgroupsTheFallbackIsLogged() async throws {
+        try await TemporaryDirectory.with { dir in
+            let pidFile = dir.path("grandchild")
+            try dir.hook(
+                "10-escape",
+                """
+                setsid sh -c 'echo $$ > \(pidFile); exec sleep 100000' &
+                while [ ! -s \(pidFile) ]; do sleep 0.01; done
+                """
+            )
+            let log = LogStore()
+            let cgroup = AgentCgroup(availability: .unavailable("turned off by the test"))
+            for _ in 0..<2 {
+                try? FileManager.default.removeItem(atPath: pidFile)
+                let result = try await Self.run(
+                    "10-escape",
+                    in: dir,
+                    options: .init(lingerGrace: .milliseconds(100)),
+                    cgroup: cgroup,
+                    log: log
+                )
+                let grandchild = try Self.pid("grandchild", in: dir)
+                kill(grandchild, SIGKILL)
+                #expect(result.termination == .exited(0))
+            }
+            let notices = log.all.filter {
+                $0.message.hasPrefix("hooks run without a cgroup of the agent's own (turned off by the test)")
+            }
+            #expect(notices.count == 1)
+            #expect(notices.first?.message.contains("a process that leaves the group (setsid") == true)
+        }
+    }
+
+    @Test("a background job that ends within the grace is left to finish, and the run waits for it")
+    func shortBackgroundJobFinishes() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook("10-notify", "(sleep 0.3; echo done > \(dir.path("done"))) &\nexit 0")
+            let log = LogStore()
+            let started = ContinuousClock.now
+            let result = try await Self.run("10-notify", in: dir, options: .init(lingerGrace: .seconds(20)), log: log)
+            #expect(result.termination == .exited(0))
+            #expect(dir.read("done") == "done\n")
+            #expect(ContinuousClock.now - started < .seconds(10), "the run waited for the whole grace")
+            #expect(!log.all.contains { $0.message.contains("killed what it left running") })
         }
     }
 }
