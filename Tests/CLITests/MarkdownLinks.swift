@@ -29,6 +29,9 @@ struct MarkdownLinks {
 
     /// Every Markdown file under ``repository``, skipping hidden and build directories and
     /// `bench/out` (generated, ignored by git).
+    ///
+    /// Symlinks are not followed: the sysfs fixtures under `Tests/Fixtures` link in circles, as
+    /// the real `/sys` does.
     func markdownFiles() throws -> [URL] {
         let skipped: Set<String> = ["bench/out"]
         var result: [URL] = []
@@ -36,11 +39,11 @@ struct MarkdownLinks {
         while let directory = pending.popLast() {
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() {
                 let url = directory.appendingPathComponent(name)
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
-                if isDirectory.boolValue {
+                // attributesOfItem does not follow a symlink: its type is .typeSymbolicLink.
+                let type = try FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType
+                if type == .typeDirectory {
                     if !name.hasPrefix("."), !skipped.contains(relative(url)) { pending.append(url) }
-                } else if name.hasSuffix(".md") {
+                } else if type == .typeRegular, name.hasSuffix(".md") {
                     result.append(url)
                 }
             }
