@@ -33,7 +33,8 @@ import PackageDescription
 
 let package = Package(
     name: "netpath",
-    platforms: [.macOS(.v15)],
+    // No `platforms:`: SwiftPM has no entry for Linux, and netpath builds on Linux only (netlink
+    // through libnl, sysfs, /proc, Glibc). Apple platforms are not supported.
     products: [
         .library(name: "NetPath", targets: ["NetPath"]),
         .library(name: "NetPathTesting", targets: ["NetPathTesting"]),

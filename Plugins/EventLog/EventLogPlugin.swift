@@ -4,7 +4,7 @@ import NetPathCore
 import NetPathPlugin
 import Synchronization
 
-/// `event-log`: appends every event it receives as one JSON line (design.md's event shape, the
+/// `event-log`: appends every event it receives as one JSON line (the event shape of docs/events.md, the
 /// same object hooks read on stdin) to a file.
 ///
 /// ```toml

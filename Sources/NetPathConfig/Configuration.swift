@@ -26,7 +26,7 @@ public struct Configuration: Hashable, Sendable {
         /// `HOST:PORT` to serve Prometheus metrics on, or empty for none (`metrics`).
         public var metrics: String
 
-        /// The default agent settings, those of design.md.
+        /// The default agent settings (docs/configuration.md).
         public init(
             hooksDirectory: String = "/etc/netpath/hooks.d",
             hookTimeout: Duration = .seconds(30),

@@ -3,7 +3,7 @@ import NetPathCore
 /// The protocol of netpathd's control socket (`/run/netpath/netpathd.sock`): JSON lines over a
 /// Unix stream socket. A client writes one ``ControlRequest`` line and reads one
 /// ``ControlReply`` line; after a `monitor` request the reply is followed by one event object
-/// per line (design.md's event JSON) until either side closes.
+/// per line (the event JSON of docs/events.md) until either side closes.
 ///
 /// Requests are at most ``ControlProtocol/maximumRequestBytes`` long; anything else gets an
 /// error reply.

@@ -28,7 +28,7 @@ public struct Classification: Hashable, Sendable {
     }
 }
 
-/// Classifies links from their facts, in design.md's order; the first matching step wins:
+/// Classifies links from their facts, in this order; the first matching step wins:
 ///
 /// loopback (ARPHRD 772) → WWAN link kinds (`wwan`, `rmnet`, `qmimux`: cellular) → virtual
 /// (any other netlink kind, or a sysfs path under `devices/virtual`) →

@@ -8,7 +8,7 @@ public struct Event: Hashable, Sendable {
     /// The JSON schema version.
     public static let version = 1
 
-    /// The event names of design.md.
+    /// The event names (docs/events.md).
     public enum Name: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
         // Interface scope.
         case added, removed, up, down

@@ -139,7 +139,7 @@ extension NetworkPath: Codable {
         case gateways
     }
 
-    // design.md shapes: interfaces appear by name; `interface_details` carries the rest of the
+    // docs/events.md's shape: interfaces appear by name; `interface_details` carries the rest of the
     // identity (index, type, metered) so that a decoded path equals the encoded one.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)

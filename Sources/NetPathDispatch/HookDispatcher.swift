@@ -256,7 +256,7 @@ public final class HookDispatcher: Sendable {
             }
             let slot = await slots.acquire()
             // An unstructured task, awaited at once, so that cancelling the dispatcher (shutdown)
-            // does not cut a running hook short: it keeps its timeout, as design.md promises.
+            // does not cut a running hook short: it keeps its timeout, as docs/hooks.md promises.
             // (Swift 6.3 has no task cancellation shield.) Immediate, so the spawn happens now,
             // on this thread.
             let runner = self.runner

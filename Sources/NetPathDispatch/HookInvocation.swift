@@ -1,6 +1,6 @@
 import NetPathCore
 
-/// Everything a hook receives: the one place the hook contract of design.md is written down.
+/// Everything a hook receives: the hook contract of docs/hooks.md, as code.
 ///
 /// A hook `NAME` in the hooks directory is executed directly (never through a shell; no value is
 /// ever interpolated into a command line) with:

@@ -71,7 +71,7 @@ public enum HookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The trust rules of design.md, applied to `stat` results: pure, so every rule is checked in
+/// The trust rules of docs/hooks.md, applied to `stat` results: pure, so every rule is checked in
 /// one place and can be read top to bottom.
 struct TrustPolicy: Sendable {
     /// The owners a hook may have: root and the agent's effective user.

@@ -2,7 +2,7 @@ import NetPathCore
 
 /// Gathers the sysfs half of a link's ``LinkFacts`` from `ROOT/class/net/NAME/`.
 ///
-/// What it reads, and why each is a classification signal (design.md, "The model"):
+/// What it reads, and why each is a classification signal (``InterfaceClassifier`` has the order):
 /// - `uevent`'s `DEVTYPE=` (`wlan`, `wwan`, `bridge`, …), set by the driver;
 /// - a `wireless/` directory and a `phy80211` link, which cfg80211 adds to every Wi-Fi netdev;
 /// - a `device` link, present only when a bus device (PCI, USB, platform…) backs the link;

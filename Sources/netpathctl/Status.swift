@@ -9,7 +9,8 @@ extension Netpathctl {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show interfaces (type, kind, metered and why) and each policy's path.",
-            discussion: "The JSON form is {\"interfaces\": [...], \"paths\": [...]} with design.md's snake_case keys."
+            discussion:
+                "The JSON form is {\"interfaces\": [...], \"kernel_routes\": [...], \"paths\": [...]} with snake_case keys, as docs/events.md describes."
         )
 
         @OptionGroup var source: SourceOptions

@@ -66,7 +66,7 @@ struct MonitorCommandTests {
         }
     }
 
-    @Test("status --local --json prints interfaces and paths in design.md's shape")
+    @Test("status --local --json prints interfaces and paths in the shape of docs/events.md")
     func statusJSON() async throws {
         try await NetworkNamespace.with("status") { ns in
             try ns.addVeth("eth9", peer: "eth9p")

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Event JSON")
 struct EventJSONTests {
-    /// The top-level keys design.md promises on every event.
+    /// The top-level keys docs/events.md promises on every event.
     static let eventKeys: Set<String> = [
         "version", "time", "event", "scope", "interface", "interface_type", "policy", "previous_interface",
         "startup",

@@ -1,7 +1,7 @@
 import NetPathCore
 import Testing
 
-/// One set of facts and the classification design.md's order gives it.
+/// One set of facts and the classification ``InterfaceClassifier``'s order gives it.
 struct ClassifierCase: Sendable, CustomTestStringConvertible {
     var label: String
     var facts: LinkFacts

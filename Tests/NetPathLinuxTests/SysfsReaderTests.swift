@@ -16,7 +16,7 @@ private func reader(_ fixture: String) -> SysfsReader {
 }
 
 /// One link in a fixture tree, the netlink facts a kernel would report for it, and the
-/// classification design.md's order must give.
+/// classification ``InterfaceClassifier``'s order must give.
 struct FixtureLink: Sendable, CustomTestStringConvertible {
     var fixture: String
     var name: String
