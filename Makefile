@@ -14,7 +14,7 @@ TEST_PACKAGES  := iproute2 systemd
 # Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
 SERIAL_SUITES := RouteStormTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests
 
-.PHONY: all deps test-deps build run test bench clean format install install-build uninstall
+.PHONY: all deps test-deps build run test test-as-nobody bench clean format install install-build uninstall
 
 # `make install` layout. DESTDIR stages the whole tree under another root (packaging, tests).
 # The unit's ExecStart is rewritten to $(PREFIX)/bin/netpathd. NO_BUILD=1 installs what is
@@ -91,7 +91,24 @@ test: test-deps
 	@# These suites measure time (hook timeouts, "no overrun with the default buffer" in a
 	@# 100,000-route storm): they run one test at a time, not against 300 others for two cores.
 	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'
+	@$(MAKE) --no-print-directory test-as-nobody
 
+
+# The hook tests need no root (the trust rules accept the agent's own user): as root, `make test`
+# runs them once more as nobody, with a home of its own under /run, so they keep working without
+# it (only where nobody can read the checkout: a clone inside a private directory cannot be).
+test-as-nobody:
+	@bin="$$($(SWIFT) build --show-bin-path)/netpathPackageTests.xctest"; \
+	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"; \
+	if [ "$$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1; then exit 0; fi; \
+	if ! $$nobody test -x "$$bin" -a -r "$(CURDIR)/Package.swift"; then \
+		echo "not running NetPathDispatchTests as nobody: $(CURDIR) is not readable by nobody"; exit 0; \
+	fi; \
+	home=$$(mktemp -d /run/netpath-nobody-XXXXXX) && chown 65534:65534 "$$home" && chmod 0755 "$$home" || exit 1; \
+	echo "running NetPathDispatchTests as nobody"; \
+	$$nobody env -i PATH=/usr/bin:/bin HOME="$$home" "$$bin" --testing-library swift-testing \
+		--no-parallel --filter NetPathDispatchTests; \
+	status=$$?; rm -rf "$$home"; exit $$status
 
 # Measures what `make install` installs: the same flags, the same build directory.
 bench: install-build

@@ -5,7 +5,6 @@ import TestSupport
 import Testing
 
 /// The example hooks shipped in config/hooks.d run under the real runner.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "runs hooks owned by root"))
 struct ExampleHooksTests {
     static let examples = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

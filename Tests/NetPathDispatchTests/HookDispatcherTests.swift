@@ -5,7 +5,6 @@ import TestSupport
 import Testing
 
 /// Ordering and isolation with real hook processes.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "runs hooks owned by root"))
 struct HookDispatcherTests {
     /// Runs `body` with a dispatcher working on `dir`, and stops it afterwards.
     static func withDispatcher(

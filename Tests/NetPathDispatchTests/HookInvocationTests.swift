@@ -5,7 +5,6 @@ import TestSupport
 import Testing
 
 /// The hook contract as a real process receives it, compared field by field.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "runs hooks owned by root"))
 struct HookInvocationTests {
     /// A compiled hook that records its argv, environment, stdin, working directory, process
     /// group and open descriptors into `directory`: a script cannot see its own argv[0].

@@ -6,7 +6,6 @@ import Testing
 
 /// Execution: exit status, no shell, timeouts on the whole process group, bounded output, and
 /// nothing left running after the hook.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "runs hooks owned by root"))
 struct HookRunnerTests {
     static func run(
         _ name: String,

@@ -5,8 +5,8 @@ import Testing
 
 /// The directories on a hook's path decide who can swap it: every one of them, from `/` to the
 /// hooks directory and along a symlink's target, must be closed to everyone but root and the
-/// agent's user. Real files, owners and modes (root needed for chown).
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root to chown test files"))
+/// agent's user. Real files, owners and modes; the tests that give a directory to another user
+/// need root.
 struct HookTrustPathTests {
     /// A safe, root-owned hook script at `path`.
     private func safeHook(_ path: String) throws {
@@ -14,9 +14,11 @@ struct HookTrustPathTests {
         guard chmod(path, 0o755) == 0 else { throw TestFailure("chmod \(path)") }
     }
 
-    private func makeDirectory(_ path: String, mode: mode_t, owner: uid_t = 0) throws {
+    /// A directory with `mode`, owned by `owner` (this process's user unless said otherwise).
+    private func makeDirectory(_ path: String, mode: mode_t, owner: uid_t = getuid()) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        guard chmod(path, mode) == 0, chown(path, owner, 0) == 0 else { throw TestFailure("chmod/chown \(path)") }
+        guard chmod(path, mode) == 0 else { throw TestFailure("chmod \(path)") }
+        if owner != getuid(), chown(path, owner, 0) != 0 { throw TestFailure("chown \(path)") }
     }
 
     private func link(_ link: String, to target: String) throws {
@@ -29,7 +31,10 @@ struct HookTrustPathTests {
         #expect(throws: expected) { try hooks.open(name) }
     }
 
-    @Test("a hooks directory owned by another user is refused, even with mode 0755")
+    @Test(
+        "a hooks directory owned by another user is refused, even with mode 0755",
+        .enabled(if: Privileges.namespaceTestsEnabled, "needs root to give a directory to another user")
+    )
     func hooksDirectoryOwnedByAnotherUser() async throws {
         try await TemporaryDirectory.with { dir in
             try safeHook(dir.path("50-hook"))
@@ -75,7 +80,10 @@ struct HookTrustPathTests {
         }
     }
 
-    @Test("a user-owned directory anywhere on a symlink target's path is refused")
+    @Test(
+        "a user-owned directory anywhere on a symlink target's path is refused",
+        .enabled(if: Privileges.namespaceTestsEnabled, "needs root to give a directory to another user")
+    )
     func userDirectoryOnTheTargetPath() async throws {
         try await TemporaryDirectory.with { dir in
             try await TemporaryDirectory.with { outside in
