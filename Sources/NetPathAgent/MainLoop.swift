@@ -237,6 +237,7 @@ final class MainLoop {
         for (name, old, changed) in [
             ("hooks_dir", configuration.agent.hooksDirectory, new.agent.hooksDirectory),
             ("control_socket", configuration.agent.controlSocket, new.agent.controlSocket),
+            ("control_group", configuration.agent.controlGroup ?? "", new.agent.controlGroup ?? ""),
             ("metrics", configuration.agent.metrics, new.agent.metrics),
         ] where old != changed {
             logger.warning(
