@@ -43,15 +43,16 @@ import Synchronization
 /// - Important: paths come from the agent's events, which its `settle` hold-down may delay; the
 ///   initial value is the agent's view when the connection opened, or the newest event since.
 public final class AgentPathSource: PathSource, Sendable {
-    /// What `subscribe` does when the agent cannot be followed: none answers on the socket, or
-    /// it has no policy of the requested name.
+    /// What `subscribe` does when the agent cannot be followed: none answers on the socket, this
+    /// process may not use the socket, or the agent has no policy of the requested name.
     ///
     /// ```swift
     /// let strict = AgentPathSource(fallback: .fail)
     /// let lenient = AgentPathSource(fallback: .local(.shared))
     /// ```
     public enum Fallback: Sendable {
-        /// Throw an ``AgentPathSourceError`` (``AgentPathSourceError/Code/noAgent`` or
+        /// Throw an ``AgentPathSourceError`` (``AgentPathSourceError/Code/noAgent``,
+        /// ``AgentPathSourceError/Code/permissionDenied`` or
         /// ``AgentPathSourceError/Code/unknownPolicy``) whose message says what to do.
         case fail
         /// Subscribe to this kernel source instead: the policy's own requirements, evaluated in
@@ -175,7 +176,8 @@ public final class AgentPathSource: PathSource, Sendable {
     /// path for it, and each path event of that policy follows. The first subscription connects
     /// (a `monitor` connection, then a `status` request); later ones share the connection.
     ///
-    /// - Throws: ``AgentPathSourceError``: ``AgentPathSourceError/Code/noAgent`` or
+    /// - Throws: ``AgentPathSourceError``: ``AgentPathSourceError/Code/noAgent``,
+    ///   ``AgentPathSourceError/Code/permissionDenied`` or
     ///   ``AgentPathSourceError/Code/unknownPolicy`` with ``Fallback/fail``;
     ///   ``AgentPathSourceError/Code/protocolError`` when the agent answers something unreadable,
     ///   ``AgentPathSourceError/Code/notResponding`` when it does not answer in time (whatever
@@ -196,7 +198,9 @@ public final class AgentPathSource: PathSource, Sendable {
         } catch {
             failure = error
         }
-        guard failure.code == .noAgent || failure.code == .unknownPolicy, case .local(let kernel) = fallback else {
+        // Not allowed to use the socket is, for this process, the same as no agent to follow.
+        guard [.noAgent, .permissionDenied, .unknownPolicy].contains(failure.code), case .local(let kernel) = fallback
+        else {
             throw failure
         }
         logger.notice(
@@ -436,6 +440,7 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
             case protocolError = "protocol error"
             case notResponding = "not responding"
             case untrustedAgent = "untrusted agent"
+            case permissionDenied = "permission denied"
         }
 
         private let base: Base
@@ -444,8 +449,7 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
             self.base = base
         }
 
-        /// Nothing answers on the socket: netpathd is not running (or uses another socket, or
-        /// this process may not connect to it).
+        /// Nothing answers on the socket: netpathd is not running (or uses another socket).
         ///
         /// ```swift
         /// let code = AgentPathSourceError.Code.noAgent
@@ -481,6 +485,13 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
         /// let code = AgentPathSourceError.Code.untrustedAgent
         /// ```
         public static let untrustedAgent = Code(.untrustedAgent)
+        /// This process may not connect to the socket: it is root's and the agent's
+        /// `control_group`'s, and this process is in neither.
+        ///
+        /// ```swift
+        /// let code = AgentPathSourceError.Code.permissionDenied
+        /// ```
+        public static let permissionDenied = Code(.permissionDenied)
 
         /// The code's name.
         ///
@@ -542,6 +553,8 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
             self.init(.notResponding, socketPath: socketPath, reason: "no reply within \(timeout)")
         case ControlClient.Failure.untrustedAgent(_, let uid):
             self.init(.untrustedAgent, socketPath: socketPath, reason: "served by uid \(uid), not by root")
+        case ControlClient.Failure.permissionDenied:
+            self.init(.permissionDenied, socketPath: socketPath, reason: "permission denied")
         default:
             self.init(.protocolError, socketPath: socketPath, reason: "\(error)")
         }
@@ -564,6 +577,10 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
         case .notResponding:
             return "netpathd on \(socketPath) accepted the connection but did not answer (\(reason)); it may be stuck: "
                 + "see its log (journalctl -u netpathd)"
+        case .permissionDenied:
+            return "permission denied on \(socketPath): only root and the members of netpathd's control_group may "
+                + "follow the agent; join that group, or use AgentPathSource(fallback: .local(.shared)) to evaluate "
+                + "the policy locally"
         case .untrustedAgent:
             return "refusing to follow \(socketPath): it is \(reason); another user may have taken the agent's "
                 + "socket (check its directory, and restart netpathd)"

@@ -108,8 +108,22 @@ public final class Agent: Service, Sendable {
             routeEditor = nil
         }
         let pluginRunner = PluginRunner(plugins: initialPlugins, routeEditor: routeEditor, logger: logger)
+        // The name was checked when the configuration was loaded; the id is taken now, when the
+        // socket is made, and a group deleted in between stops the start rather than being ignored.
+        let controlGroup: UInt32?
+        if let name = configuration.agent.controlGroup {
+            guard let id = GroupDatabase.id(named: name) else {
+                throw StartError(
+                    description: "control socket: control_group \"\(name)\" does not exist".escapingControlCharacters
+                )
+            }
+            controlGroup = id
+        } else {
+            controlGroup = nil
+        }
         let control = ControlServer(
             path: options.controlSocketPath ?? configuration.agent.controlSocket,
+            group: controlGroup,
             logger: logger,
             answer: { [self] command in Self.answer(command, currentSnapshot, hooks: hooks) },
             reload: { [input] reply in input.yield(.reload(reply)) }

@@ -5,7 +5,8 @@ import NetPathControl
 /// (`SO_PEERCRED`: its credentials when it connected).
 ///
 /// Kept with each connection for as long as it is open, so that every decision about a request
-/// (who may reload, who may take a reserved slot, later who may read) asks the same value.
+/// (who may reload, who may take a reserved slot) asks the same value. Who may read is the
+/// socket file's permissions' to decide, at connect (``ControlServer`` says why).
 struct ControlPeer: Hashable, Sendable, CustomStringConvertible {
     var pid: Int32
     var uid: UInt32

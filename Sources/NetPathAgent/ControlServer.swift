@@ -26,7 +26,18 @@ import Synchronization
 /// - `reload` is answered only for peers whose `SO_PEERCRED` uid is 0.
 ///
 /// The socket is created root-owned with mode 0660 in a directory that only root (or the agent's
-/// user) may write: see ``prepareDirectory()``.
+/// user) may write: see ``prepareDirectory()``. Its group is root's, or the configuration's
+/// `control_group`, whose members may then connect and ask everything but `reload`.
+///
+/// Who may read is decided by the socket's permissions alone, when connecting; the agent does not
+/// check a peer's groups again. What it answers (interfaces, routes, paths, the hooks directory's
+/// listing, the policy's reasoning) is what any local user can read from netlink and
+/// /etc/netpath already; the group keeps other users' clients off the agent's connections, not a
+/// secret. A second check in the agent would have to read the peer's supplementary groups from
+/// /proc/PID/status (`SO_PEERCRED` gives only the primary gid), by a pid the peer may have left
+/// and another process taken by then; and it would overrule an administrator who opened the
+/// socket wider on purpose. `reload` changes what the agent does, so the agent checks that one
+/// itself, with the uid the kernel recorded (``ControlPeer/mayReload``).
 final class ControlServer: @unchecked Sendable {
     // @unchecked: `connections` and the socket fds are touched only by the server thread;
     // everything shared with other threads is inside `shared` (a Mutex) or is immutable.
@@ -37,6 +48,8 @@ final class ControlServer: @unchecked Sendable {
     typealias Reload = @Sendable (@escaping @Sendable (ControlReply) -> Void) -> Void
 
     let path: String
+    /// The socket's group (`control_group`); `nil` for root's (or, not running as root, ours).
+    let group: UInt32?
     let limits: ControlLimits
     private let logger: Logger
     private let answer: Answer
@@ -62,12 +75,14 @@ final class ControlServer: @unchecked Sendable {
 
     init(
         path: String,
+        group: UInt32? = nil,
         limits: ControlLimits = ControlLimits(),
         logger: Logger,
         answer: @escaping Answer,
         reload: @escaping Reload
     ) {
         self.path = path
+        self.group = group
         self.limits = limits
         self.logger = logger
         self.answer = answer
@@ -128,8 +143,16 @@ final class ControlServer: @unchecked Sendable {
             close(fd)
             throw StartError(description: "bind \(path): \(reason)")
         }
+        // Owner and group first, then the mode: the socket is never 0660 for a group it is not meant for.
+        let owner = geteuid() == 0 ? uid_t(0) : uid_t.max  // uid_t.max (-1): leave as it is
+        let socketGroup = group.map { gid_t($0) } ?? (geteuid() == 0 ? gid_t(0) : gid_t.max)
+        if chown(path, owner, socketGroup) != 0, let group {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            unlink(path)
+            throw StartError(description: "cannot give \(path) to control_group (gid \(group)): \(reason)")
+        }
         chmod(path, 0o660)
-        if geteuid() == 0 { chown(path, 0, 0) }
         guard listen(fd, 16) == 0 else {
             close(fd)
             throw StartError(description: "listen \(path): \(String(cString: strerror(errno)))")
@@ -374,7 +397,10 @@ final class ControlServer: @unchecked Sendable {
         switch request.command {
         case .reload:
             guard connection.peer.mayReload else {
-                respond(.failure("only root may reload netpathd (your uid is \(connection.peer.uid))"), to: connection)
+                respond(
+                    .failure("only root may reload netpathd (your uid is \(connection.peer.uid)); use sudo"),
+                    to: connection
+                )
                 return
             }
             // The connection owes this reply until the main loop sends it back (`collectOutbox`).

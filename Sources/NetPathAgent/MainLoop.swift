@@ -238,6 +238,7 @@ final class MainLoop {
             ("hooks_dir", configuration.agent.hooksDirectory, new.agent.hooksDirectory),
             ("control_socket", configuration.agent.controlSocket, new.agent.controlSocket),
             ("max_running_hooks", "\(configuration.agent.maxRunningHooks)", "\(new.agent.maxRunningHooks)"),
+            ("control_group", configuration.agent.controlGroup ?? "", new.agent.controlGroup ?? ""),
             ("metrics", configuration.agent.metrics, new.agent.metrics),
         ] where old != changed {
             logger.warning(

@@ -23,8 +23,12 @@ public struct Configuration: Hashable, Sendable {
         public var startupEvents: Bool
         /// The control socket's path (`control_socket`).
         public var controlSocket: String
-        /// `HOST:PORT` to serve Prometheus metrics on, or empty for none (`metrics`).
+        /// `HOST:PORT` to serve Prometheus metrics on, or empty for none (`metrics`). The host is
+        /// an IP address (IPv6 in brackets) or empty for every address, never a name.
         public var metrics: String
+        /// The group whose members may use the control socket for everything but `reload`
+        /// (`control_group`); `nil` leaves it to root.
+        public var controlGroup: String?
 
         /// The default agent settings (docs/configuration.md).
         public init(
@@ -34,7 +38,8 @@ public struct Configuration: Hashable, Sendable {
             settle: Duration = .zero,
             startupEvents: Bool = true,
             controlSocket: String = "/run/netpath/netpathd.sock",
-            metrics: String = ""
+            metrics: String = "",
+            controlGroup: String? = nil
         ) {
             self.hooksDirectory = hooksDirectory
             self.hookTimeout = hookTimeout
@@ -43,6 +48,7 @@ public struct Configuration: Hashable, Sendable {
             self.startupEvents = startupEvents
             self.controlSocket = controlSocket
             self.metrics = metrics
+            self.controlGroup = controlGroup
         }
     }
 

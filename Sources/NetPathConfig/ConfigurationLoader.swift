@@ -19,11 +19,13 @@ public enum ConfigurationLoader {
     /// - Parameters:
     ///   - bytes: The file's contents.
     ///   - file: The name diagnostics use, usually the path as the user gave it.
-    ///   - knownPlugins: As in ``load(contents:file:knownPlugins:)``.
+    ///   - knownPlugins: As in ``load(contents:file:knownPlugins:groupExists:)``.
+    ///   - groupExists: As in ``load(contents:file:knownPlugins:groupExists:)``.
     public static func load(
         bytes: some Collection<UInt8>,
         file: String,
-        knownPlugins: Set<String>? = nil
+        knownPlugins: Set<String>? = nil,
+        groupExists: (@Sendable (String) -> Bool)? = nil
     ) -> Result<Configuration, ConfigurationErrors> {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             // String(validating:) is nil only when some byte is invalid, so first(in:) finds one.
@@ -31,7 +33,7 @@ public enum ConfigurationLoader {
             let at = SourceLocation(line: invalid.line, column: invalid.column)
             return .failure(ConfigurationErrors(errors: [Diagnostic(file: file, at: at, message: "\(invalid)")]))
         }
-        return load(contents: text, file: file, knownPlugins: knownPlugins)
+        return load(contents: text, file: file, knownPlugins: knownPlugins, groupExists: groupExists)
     }
 
     /// Parses and validates `contents`.
@@ -41,12 +43,15 @@ public enum ConfigurationLoader {
     ///   - file: The name diagnostics use, usually the path as the user gave it.
     ///   - knownPlugins: The plugin names available to rules and `[plugin.NAME]` tables; `nil`
     ///     skips the check, for layers that do not know which plugins are built in.
+    ///   - groupExists: Whether a group of that name exists on this machine, for
+    ///     `control_group`; `nil` skips the check (this module does not ask the system itself).
     /// - Returns: The configuration, with any warnings in ``Configuration/warnings``, or every
     ///   error found.
     public static func load(
         contents: String,
         file: String,
-        knownPlugins: Set<String>? = nil
+        knownPlugins: Set<String>? = nil,
+        groupExists: (@Sendable (String) -> Bool)? = nil
     ) -> Result<Configuration, ConfigurationErrors> {
         let root: TOMLTable
         do {
@@ -56,7 +61,7 @@ public enum ConfigurationLoader {
                 ConfigurationErrors(errors: [Diagnostic(file: file, at: error.location, message: error.message)])
             )
         }
-        var validator = ConfigurationValidator(file: file, knownPlugins: knownPlugins)
+        var validator = ConfigurationValidator(file: file, knownPlugins: knownPlugins, groupExists: groupExists)
         let configuration = validator.validate(root)
         let byPosition: (Diagnostic, Diagnostic) -> Bool = { ($0.line, $0.column) < ($1.line, $1.column) }
         let warnings = validator.warnings.sorted(by: byPosition)

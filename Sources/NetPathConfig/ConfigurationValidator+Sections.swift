@@ -3,7 +3,8 @@ import NetPathCore
 // [agent], [[interface]], [[policy]] and [plugin.NAME].
 extension ConfigurationValidator {
     static let agentKeys = [
-        "hooks_dir", "hook_timeout", "max_running_hooks", "settle", "startup_events", "control_socket", "metrics",
+        "hooks_dir", "hook_timeout", "max_running_hooks", "settle", "startup_events", "control_socket",
+        "control_group", "metrics",
     ]
 
     /// The range of `max_running_hooks`: more than a thousand hooks starting at once is a typo.
@@ -28,9 +29,16 @@ extension ConfigurationValidator {
         if let (socket, at) = string(table, "control_socket") {
             if absolutePath(socket, key: "control_socket", at: at) { agent.controlSocket = socket }
         }
+        if let (group, at) = string(table, "control_group") {
+            agent.controlGroup = controlGroup(group, at: at)
+        }
         if let (metrics, at) = string(table, "metrics") {
             if metrics.isEmpty || Self.isHostPort(metrics) {
-                agent.metrics = metrics
+                if let problem = Self.metricsHostProblem(metrics) {
+                    error(problem, at: at)
+                } else {
+                    agent.metrics = metrics
+                }
             } else {
                 error(
                     "metrics must be empty or HOST:PORT such as \"127.0.0.1:9479\", found \(TOMLValue.quoted(metrics))",
@@ -41,12 +49,60 @@ extension ConfigurationValidator {
         return agent
     }
 
+    /// `control_group`: "" is none; a name must exist here, when validation may ask the machine.
+    ///
+    /// The agent gives the control socket to this group when it starts, and refuses to start
+    /// without it: so a group missing on this machine is an error now, in `check-config` as at
+    /// start, not a surprise later.
+    private mutating func controlGroup(_ name: String, at location: SourceLocation) -> String? {
+        if name.isEmpty { return nil }
+        // ':' separates /etc/group's fields and ',' its members: no group can be called so.
+        guard !name.containsControlCharacters, !name.contains(where: { $0 == ":" || $0 == "," }) else {
+            error(
+                "control_group must be a group name such as \"netpath\", found \(TOMLValue.quoted(name))",
+                at: location
+            )
+            return nil
+        }
+        if let groupExists, !groupExists(name) {
+            error(
+                "control_group: no group named \(TOMLValue.quoted(name)) on this machine; create it (groupadd --system \(name)) or remove control_group",
+                at: location
+            )
+            return nil
+        }
+        return name
+    }
+
     private mutating func absolutePath(_ path: String, key: String, at location: SourceLocation) -> Bool {
         guard path.hasPrefix("/") else {
             error("\(key) must be an absolute path, found \(TOMLValue.quoted(path))", at: location)
             return false
         }
         return true
+    }
+
+    /// Why netpathd could not listen on `address` (already `HOST:PORT`), or `nil` when it can.
+    ///
+    /// The agent binds the host as a numeric address (`AI_NUMERICHOST`): it starts before name
+    /// resolution may work, and a name that resolves to several addresses would listen on one
+    /// of them by chance. So a name is refused here, where `check-config` sees it too, instead
+    /// of passing the check and then failing the start.
+    static func metricsHostProblem(_ address: String) -> String? {
+        guard let colon = address.lastIndex(of: ":") else { return nil }
+        let host = address[..<colon]
+        let port = address[address.index(after: colon)...]
+        if host.isEmpty { return nil }
+        // A zone (`%eth0`) is the name of an interface that may not exist when netpathd starts.
+        if host.hasPrefix("["), !host.contains("%") {
+            if let ip = IPAddress(host.dropFirst().dropLast()), ip.family == .ipv6 { return nil }
+            return
+                "metrics host must be an IPv6 address in brackets such as \"[::1]:\(port)\", found \(TOMLValue.quoted(address))"
+        }
+        if let ip = IPAddress(host), ip.family == .ipv4 { return nil }
+        let example = host == "localhost" ? "\"127.0.0.1:\(port)\" or \"[::1]:\(port)\"" : "\"127.0.0.1:\(port)\""
+        return
+            "metrics host must be an IP address, not a name (netpathd does not resolve it), found \(TOMLValue.quoted(address)); use \(example)"
     }
 
     /// `host:port`, `[v6]:port` or `:port`, with a port from 1 to 65535.

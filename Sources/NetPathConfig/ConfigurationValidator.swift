@@ -7,12 +7,15 @@ import NetPathCore
 struct ConfigurationValidator {
     let file: String
     let knownPlugins: Set<String>?
+    /// Whether a group exists on this machine (`control_group`); `nil` skips that check.
+    let groupExists: (@Sendable (String) -> Bool)?
     private(set) var errors: [Diagnostic] = []
     private(set) var warnings: [Diagnostic] = []
 
-    init(file: String, knownPlugins: Set<String>?) {
+    init(file: String, knownPlugins: Set<String>?, groupExists: (@Sendable (String) -> Bool)? = nil) {
         self.file = file
         self.knownPlugins = knownPlugins
+        self.groupExists = groupExists
     }
 
     static let sections: [(key: String, shown: String)] = [

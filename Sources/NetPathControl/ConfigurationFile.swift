@@ -20,6 +20,8 @@ public enum ConfigurationFile {
 
     /// Why a configuration could not be used.
     public enum Failure: Error, Sendable, CustomStringConvertible {
+        /// There is no file at the path given.
+        case missing(path: String)
         /// The file could not be read at all.
         case unreadable(path: String, reason: String)
         /// The file was read and has errors.
@@ -28,14 +30,29 @@ public enum ConfigurationFile {
         /// One diagnostic per line, `FILE:LINE:COL: error: …`.
         public var description: String {
             switch self {
+            case .missing(let path):
+                return "\(path): error: configuration file not found".escapingControlCharacters
             case .unreadable(let path, let reason):
                 return "\(path): error: cannot read the configuration: \(reason)".escapingControlCharacters
             case .invalid(let errors): return errors.description
             }
         }
+
+        /// What went wrong, in a few words, after the details ``description`` gives: "the
+        /// configuration file was not found", "… cannot be read", "the configuration has errors".
+        public var summary: String {
+            switch self {
+            case .missing: return "the configuration file was not found"
+            case .unreadable: return "the configuration file cannot be read"
+            case .invalid: return "the configuration has errors"
+            }
+        }
     }
 
     /// Loads `path`; with `nil`, ``defaultPath`` when it exists, else the embedded default.
+    ///
+    /// Validation asks this machine too: a `control_group` must exist here, as the agent needs
+    /// it to start.
     ///
     /// - Parameter knownPlugins: plugin names rules may use; `nil` skips that check.
     public static func load(path: String?, knownPlugins: Set<String>? = nil) -> Result<Loaded, Failure> {
@@ -52,21 +69,26 @@ public enum ConfigurationFile {
             )
         }
         return read(chosen).flatMap { bytes in
-            ConfigurationLoader.load(bytes: bytes, file: chosen, knownPlugins: knownPlugins)
+            ConfigurationLoader.load(bytes: bytes, file: chosen, knownPlugins: knownPlugins, groupExists: groupExists)
                 .map { Loaded(configuration: $0, source: chosen) }
                 .mapError { .invalid($0) }
         }
     }
 
     private static func load(contents: String, file: String, knownPlugins: Set<String>?) -> Result<Loaded, Failure> {
-        ConfigurationLoader.load(contents: contents, file: file, knownPlugins: knownPlugins)
+        ConfigurationLoader.load(contents: contents, file: file, knownPlugins: knownPlugins, groupExists: groupExists)
             .map { Loaded(configuration: $0, source: file) }
             .mapError { .invalid($0) }
     }
 
+    private static let groupExists: @Sendable (String) -> Bool = { GroupDatabase.id(named: $0) != nil }
+
     private static func read(_ path: String) -> Result<ArraySlice<UInt8>, Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return .failure(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
+        guard fd >= 0 else {
+            if errno == ENOENT { return .failure(.missing(path: path)) }
+            return .failure(.unreadable(path: path, reason: String(cString: strerror(errno))))
+        }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

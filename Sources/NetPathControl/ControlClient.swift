@@ -20,6 +20,9 @@ public final class ControlClient {
     public enum Failure: Error, CustomStringConvertible {
         /// Nothing listens on the socket: no agent runs (or it runs with another socket).
         case noAgent(path: String, reason: String)
+        /// This user may not connect: the socket (or its directory) is root's and the agent's
+        /// `control_group`'s, and this process is in neither.
+        case permissionDenied(path: String)
         /// The connection broke or the agent sent something unreadable.
         case protocolError(String)
         /// The agent did not take the connection, or sent no reply, within `timeout`: it is
@@ -34,6 +37,9 @@ public final class ControlClient {
             case .noAgent(let path, let reason):
                 return
                     "no netpathd is answering on \(path) (\(reason)); start it, or use --local to compute from the kernel directly"
+            case .permissionDenied(let path):
+                return
+                    "permission denied on \(path): only root and the members of netpathd's control_group may use it; join that group (control_group in [agent] of netpathd's configuration), use sudo, or use --local to compute from the kernel directly"
             case .protocolError(let message):
                 return "talking to netpathd failed: \(message)"
             case .noReply(let path, let timeout):
@@ -74,6 +80,7 @@ public final class ControlClient {
     /// believed.
     ///
     /// - Throws: ``Failure/noAgent(path:reason:)`` when nothing listens there,
+    ///   ``Failure/permissionDenied(path:)`` when this user may not connect,
     ///   ``Failure/noReply(path:timeout:)`` when the agent's queue stays full for
     ///   ``connectTimeout``, ``Failure/untrustedAgent(path:uid:)`` when someone else listens.
     public init(path: String) throws(Failure) {
@@ -100,6 +107,9 @@ public final class ControlClient {
             let code = errno
             close(fd)
             if code == EAGAIN || code == EWOULDBLOCK { throw .noReply(path: path, timeout: Self.connectTimeout) }
+            // EACCES: no write permission on the socket, or no search permission on a directory
+            // above it. Either way an agent may well be running: "no netpathd" would mislead.
+            if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
             throw .noAgent(path: path, reason: String(cString: strerror(code)))
         }
         guard let peer = PeerCredentials(socket: fd) else {

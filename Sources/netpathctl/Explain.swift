@@ -29,7 +29,7 @@ extension Netpathctl {
                 let explanation = Explanation(state: update.state, configuration: configuration, time: update.time)
                 try output(text: explanation.text, report: explanation.report)
             } else {
-                guard let reply = try source.connect().request(.explain).checked().explain else {
+                guard let reply = try source.connect(config).request(.explain).checked().explain else {
                     throw AgentError(message: "the agent sent no explanation")
                 }
                 try output(text: reply.text, report: reply.report)

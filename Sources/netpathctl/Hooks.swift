@@ -34,7 +34,7 @@ extension Netpathctl {
                 logger.logLevel = .critical
                 reports = HookDirectory(path: directory, logger: logger).entries().map(HookReport.init)
             } else {
-                guard let hooks = try source.connect().request(.hooks).checked().hooks else {
+                guard let hooks = try source.connect(config).request(.hooks).checked().hooks else {
                     throw AgentError(message: "the agent sent no hook list")
                 }
                 reports = hooks
@@ -65,7 +65,7 @@ extension Netpathctl {
         var socket: String?
 
         func run() throws {
-            let reply = try ControlClient(path: SourceOptions.socketPath(socket)).request(.reload).checked()
+            let reply = try ControlClient(path: socket ?? SourceOptions.defaultSocketPath).request(.reload).checked()
             print("reloaded: \(reply.configuration ?? "configuration")")
         }
     }

@@ -22,7 +22,7 @@ extension Netpathctl {
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "Also write every observed state to FILE as a trace for `netpathctl simulate`.",
+                "Also write every observed state to FILE as a trace for `netpathctl simulate` (with --local; the agent records with netpathd --record).",
                 valueName: "FILE"
             )
         )
@@ -32,6 +32,18 @@ extension Netpathctl {
         // benchmark can see when the engine applied the last route even though no event changes.
         @Flag(name: .customLong("bench-snapshots"), help: .hidden)
         var benchSnapshots = false
+
+        func validate() throws {
+            // A trace is the sequence of observed states; the agent's monitor stream carries only
+            // the events derived from them, from which no state can be rebuilt (an event names
+            // one interface or path, not the DNS servers, targets and routes around it). Rather
+            // than record something simulate could not replay, say so.
+            if record != nil && !source.local {
+                throw ValidationError(
+                    "--record needs --local: a trace holds the observed states, and the agent's monitor stream carries only events; use `netpathctl monitor --local --record FILE`, or start netpathd with --record FILE"
+                )
+            }
+        }
 
         func run() async throws {
             guard source.local else { return try followAgent() }
@@ -71,9 +83,10 @@ extension Netpathctl {
 extension Netpathctl.Monitor {
     /// Relays the running agent's events: the same JSON lines the agent sends, or their human form.
     func followAgent() throws {
-        let client = try source.connect()
+        let path = try source.socketPath(config)
+        let client = try ControlClient(path: path)
         _ = try client.request(.monitor).checked()
-        FileOutput.write("monitoring netpathd on \(SourceOptions.socketPath(source.socket)); Ctrl-C to stop\n", to: 2)
+        FileOutput.write("monitoring netpathd on \(path); Ctrl-C to stop\n", to: 2)
         let decoder = JSONDecoder()
         while let line = try client.readLine() {
             if json {

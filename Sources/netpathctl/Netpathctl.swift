@@ -29,7 +29,7 @@ struct SourceOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The agent's control socket (default: the configuration's control_socket).",
+            "The agent's control socket (default: the control_socket of --config's file, else of the default configuration).",
             valueName: "PATH"
         )
     )
@@ -37,18 +37,40 @@ struct SourceOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Root of the sysfs tree used for classification (with --local).", valueName: "DIR")
+        help: ArgumentHelp(
+            "Root of the sysfs tree used for classification (with --local; default: /sys).",
+            valueName: "DIR"
+        )
     )
-    var sysfsRoot = "/sys"
+    var sysfsRoot: String?
 
-    /// A connection to the running agent, or an error that suggests `--local`.
-    func connect() throws -> ControlClient {
-        try ControlClient(path: SourceOptions.socketPath(socket))
+    func validate() throws {
+        // The agent classifies with its own sysfs tree (netpathd --sysfs-root): silently
+        // ignoring this one would show the agent's answer as if it were computed from DIR.
+        if sysfsRoot != nil && !local {
+            throw ValidationError("--sysfs-root applies only with --local: netpathd classifies with its own tree")
+        }
+        if socket != nil && local {
+            throw ValidationError("--socket and --local exclude each other: --local does not ask the agent")
+        }
     }
 
-    /// The socket path: explicit, else the configuration's, else the default.
-    static func socketPath(_ explicit: String?) -> String {
-        if let explicit { return explicit }
+    /// The agent's control socket: `--socket`, else the `control_socket` of the `--config` file
+    /// (whose errors, when it has any, are printed and end the command), else the default's.
+    func socketPath(_ config: ConfigOptions) throws -> String {
+        if let socket { return socket }
+        if config.config != nil { return try config.load().configuration.agent.controlSocket }
+        return Self.defaultSocketPath
+    }
+
+    /// A connection to the running agent at ``socketPath(_:)``, or an error that suggests `--local`.
+    func connect(_ config: ConfigOptions) throws -> ControlClient {
+        try ControlClient(path: socketPath(config))
+    }
+
+    /// The default configuration's socket: /etc/netpath/netpath.toml's when it is valid, else the
+    /// built-in default.
+    static var defaultSocketPath: String {
         if case .success(let loaded) = ConfigurationFile.load(path: nil) {
             return loaded.configuration.agent.controlSocket
         }
@@ -107,7 +129,7 @@ extension SourceOptions {
         SystemObserver(
             builder: SystemStateBuilder(
                 classifier: InterfaceClassifier(overrides: configuration.interfaces),
-                sysfs: SysfsReader(root: sysfsRoot)
+                sysfs: SysfsReader(root: sysfsRoot ?? "/sys")
             ),
             targets: configuration.policies.compactMap(\.target)
         )

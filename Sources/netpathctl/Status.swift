@@ -31,7 +31,7 @@ extension Netpathctl {
                     kernelRoutes: update.state.kernelRoutes
                 )
             } else {
-                guard let status = try source.connect().request(.status).checked().status else {
+                guard let status = try source.connect(config).request(.status).checked().status else {
                     throw AgentError(message: "the agent sent no status")
                 }
                 report = status

@@ -85,7 +85,7 @@ struct Netpathd: AsyncParsableCommand {
                 plugins: .shipped
             )
         } catch {
-            let message = "\(error)\nnetpathd: not started: the configuration has errors\n"
+            let message = "\(error)\nnetpathd: not started: \(error.summary)\n"
             _ = message.withCString { write(2, $0, strlen($0)) }
             throw ExitCode(1)
         }

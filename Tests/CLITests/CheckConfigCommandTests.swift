@@ -94,11 +94,35 @@ struct CheckConfigCommandTests {
         )
     }
 
-    @Test("a missing file exits 1 naming the file")
+    @Test("a missing file exits 1 naming the file as not found")
     func missingFile() throws {
         let (result, path) = try Self.check(nil)
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("\(path): error: cannot read the configuration"))
+        #expect(result.stderr == "\(path): error: configuration file not found\n")
+    }
+
+    @Test("a metrics host name, which netpathd would refuse at start, is refused by the check at its line and column")
+    func metricsHostName() throws {
+        let (result, path) = try Self.check("[agent]\nmetrics = \"localhost:9479\"\n")
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "\(path):2:11: error: metrics host must be an IP address, not a name (netpathd does not resolve it), found \"localhost:9479\"; use \"127.0.0.1:9479\" or \"[::1]:9479\"\n"
+        )
+    }
+
+    @Test("control_group must name a group of this machine: an unknown one is an error at its value, root's is valid")
+    func controlGroup() throws {
+        let unknown = "nptest-no-such-group"
+        #expect(getgrnam(unknown) == nil, "this machine has a group called \(unknown)")
+        let (missing, path) = try Self.check("[agent]\ncontrol_group = \"\(unknown)\"\n")
+        #expect(missing.status == 1)
+        #expect(
+            missing.stderr
+                == "\(path):2:17: error: control_group: no group named \"\(unknown)\" on this machine; create it (groupadd --system \(unknown)) or remove control_group\n"
+        )
+        let (existing, _) = try Self.check("[agent]\ncontrol_group = \"root\"\n")
+        #expect(existing.status == 0, "\(existing.stderr)")
     }
 
     @Test("without FILE, the embedded default is checked when /etc/netpath/netpath.toml is absent")

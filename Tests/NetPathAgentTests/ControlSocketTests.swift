@@ -121,7 +121,7 @@ struct ControlSocketTests {
                 "status", "--socket", agent.socketPath,
             ])
             #expect(denied.status != 0)
-            #expect(denied.stderr.contains("Permission denied"), "\(denied.stderr)")
+            #expect(denied.stderr.contains("permission denied on \(agent.socketPath)"), "\(denied.stderr)")
 
             // Opened up, it can ask for status but not reload: the agent checks SO_PEERCRED.
             chmod(agent.socketPath, 0o666)

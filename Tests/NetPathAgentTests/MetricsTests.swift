@@ -22,6 +22,52 @@ struct MetricsTests {
         return result
     }
 
+    /// Connects to the port at argv[1] with a small receive buffer, sends a scrape, prints
+    /// `receiving` once the response has begun, and never reads it.
+    static let stalledScraper = """
+        import select, socket, sys, time
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", int(sys.argv[1])))
+        s.sendall(b"GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+        select.select([s], [], [], 30)
+        print("receiving", flush=True)
+        time.sleep(3600)
+        """
+
+    @Test("SIGTERM while a scraper holds a large response unread: netpathd still exits at once")
+    func stopsDespiteAStalledScraper() async throws {
+        try await NetworkNamespace.with(["mstall", "peer"]) { namespaces in
+            try AgentLifecycleTests.uplink(namespaces)
+            // Loopback's TCP send buffers grow to megabytes; capped at 4 KiB in this namespace (the
+            // setting is the namespace's own), the agent's send blocks once the scraper stops.
+            _ = try Command.check([
+                "ip", "netns", "exec", namespaces[0].name, "sysctl", "-q", "-w", "net.ipv4.tcp_wmem=4096 4096 4096",
+            ])
+            let port = Int.random(in: 20000...60000)
+            // 500 policies with long names: a response of about 60 KB, many times what the socket
+            // buffers then hold while the scraper takes nothing.
+            let policies = (0..<500).map { "[[policy]]\nname = \"p\($0)-\(String(repeating: "x", count: 60))\"\n" }
+            let agent = try await AgentHarness(
+                namespace: namespaces[0],
+                config: "[agent]\nmetrics = \"127.0.0.1:\(port)\"\nstartup_events = false\n" + policies.joined()
+            )
+            defer { agent.stop() }
+            try await agent.awaitReady()
+            let scraper = try RunningProcess([
+                "ip", "netns", "exec", namespaces[0].name, "python3", "-c", Self.stalledScraper, String(port),
+            ])
+            defer { scraper.terminate() }
+            let lines = Recorder<String>()
+            await lines.record(scraper.stdoutLines)
+            _ = try await lines.next("the scraper receiving the start of the response") { $0 == "receiving" }
+
+            agent.process.send(SIGTERM)
+            let status = await agent.process.exitStatus(within: .seconds(15))
+            #expect(status == 0, "netpathd did not exit within 15 s of SIGTERM while a scraper held its response")
+        }
+    }
+
     @Test("/metrics is valid Prometheus text and its counters move with a veth toggle")
     func countersMove() async throws {
         try await NetworkNamespace.with(["metrics", "peer"]) { namespaces in

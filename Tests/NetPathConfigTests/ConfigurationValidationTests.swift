@@ -135,7 +135,7 @@ import Testing
             line: 2,
             column: 1,
             message:
-                #"unknown key "colour" in [agent]; expected one of "hooks_dir", "hook_timeout", "max_running_hooks", "settle", "startup_events", "control_socket", "metrics""#
+                #"unknown key "colour" in [agent]; expected one of "hooks_dir", "hook_timeout", "max_running_hooks", "settle", "startup_events", "control_socket", "control_group", "metrics""#
         ),
         .init(
             text: "[agnet]\nsettle = \"1s\"",
@@ -299,6 +299,39 @@ import Testing
             line: 2,
             column: 11,
             message: #"metrics must be empty or HOST:PORT such as "127.0.0.1:9479", found "9479""#
+        ),
+        // A name is refused: netpathd binds numeric addresses only, so it would fail at start.
+        .init(
+            text: "[agent]\nmetrics = \"localhost:9479\"",
+            line: 2,
+            column: 11,
+            message:
+                #"metrics host must be an IP address, not a name (netpathd does not resolve it), found "localhost:9479"; use "127.0.0.1:9479" or "[::1]:9479""#
+        ),
+        .init(
+            text: "[agent]\nmetrics = \"metrics.example:80\"",
+            line: 2,
+            column: 11,
+            message:
+                #"metrics host must be an IP address, not a name (netpathd does not resolve it), found "metrics.example:80"; use "127.0.0.1:80""#
+        ),
+        .init(
+            text: "[agent]\nmetrics = \"[127.0.0.1]:9479\"",
+            line: 2,
+            column: 11,
+            message: #"metrics host must be an IPv6 address in brackets such as "[::1]:9479", found "[127.0.0.1]:9479""#
+        ),
+        .init(
+            text: "[agent]\ncontrol_group = \"net:path\"",
+            line: 2,
+            column: 17,
+            message: #"control_group must be a group name such as "netpath", found "net:path""#
+        ),
+        .init(
+            text: "[agent]\ncontrol_group = 100",
+            line: 2,
+            column: 17,
+            message: "control_group must be a string, found integer 100"
         ),
         // Enumerations.
         .init(
@@ -604,6 +637,46 @@ import Testing
             ]
         )
         #expect(configuration.rules.first?.run == [])
+    }
+
+    // MARK: - The machine: control_group and metrics
+
+    @Test func aControlGroupThatExistsIsKeptAndAnEmptyOneMeansNone() throws {
+        let exists: @Sendable (String) -> Bool = { $0 == "netpath" }
+        let named = ConfigurationLoader.load(
+            contents: "[agent]\ncontrol_group = \"netpath\"",
+            file: "f.toml",
+            groupExists: exists
+        )
+        #expect(try named.get().agent.controlGroup == "netpath")
+        let empty = ConfigurationLoader.load(
+            contents: "[agent]\ncontrol_group = \"\"",
+            file: "f.toml",
+            groupExists: exists
+        )
+        #expect(try empty.get().agent.controlGroup == nil)
+        #expect(try ConfigurationLoader.load(contents: "", file: "f.toml").get().agent.controlGroup == nil)
+    }
+
+    @Test func aControlGroupMissingOnThisMachineIsAnErrorAtItsValue() {
+        let text = "[agent]\nsettle = \"1s\"\ncontrol_group = \"netpath\""
+        let result = ConfigurationLoader.load(contents: text, file: "f.toml", groupExists: { _ in false })
+        guard case .failure(let errors) = result else {
+            Issue.record("a missing group was accepted")
+            return
+        }
+        #expect(
+            errors.description
+                == #"f.toml:3:17: error: control_group: no group named "netpath" on this machine; create it (groupadd --system netpath) or remove control_group"#
+        )
+        // Without a way to ask the machine (the pure layer alone), the name is taken as written.
+        #expect(ConfigurationFixtures.load(text)?.agent.controlGroup == "netpath")
+    }
+
+    @Test(arguments: ["127.0.0.1:9479", "0.0.0.0:80", "[::1]:9479", "[::]:9479", ":9479", "[2001:db8::1]:65535"])
+    func metricsAddressesTheAgentCanBindAreAccepted(_ address: String) throws {
+        let configuration = try #require(ConfigurationFixtures.load("[agent]\nmetrics = \"\(address)\""))
+        #expect(configuration.agent.metrics == address)
     }
 
     // MARK: - Durations

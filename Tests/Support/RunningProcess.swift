@@ -67,6 +67,24 @@ public final class RunningProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// Waits for exit at most `timeout`: the status, or `nil` when the process is still running
+    /// then (it is left running; ``terminate(grace:)`` ends it).
+    public func exitStatus(within timeout: Duration) async -> Int32? {
+        let once = OnceBox<Int32?>()
+        return await withCheckedContinuation { continuation in
+            once.set(continuation)
+            // A plain thread blocks in waitUntilExit, off the cooperative pool.
+            Thread { [process] in
+                process.waitUntilExit()
+                once.resume(process.terminationStatus)
+            }.start()
+            Task {
+                try? await Task.sleep(for: timeout)
+                once.resume(nil)
+            }
+        }
+    }
+
     private static func lines(of handle: FileHandle) -> AsyncStream<String> {
         AsyncStream { continuation in
             // A plain thread doing blocking reads: the cooperative pool must not block on a pipe.
