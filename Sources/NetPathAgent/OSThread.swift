@@ -32,4 +32,17 @@ enum OSThread {
         pthread_detach(thread)
         return true
     }
+
+    /// Runs `body`, which may block (a connect with a timeout, a thread join, a dump of the
+    /// kernel's tables), on a thread of its own, and returns its result without holding one of
+    /// the cooperative pool's threads meanwhile.
+    ///
+    /// Should no thread be available, `body` runs on the caller's: late is better than never.
+    static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, E>, Never>) in
+            let started = detach { continuation.resume(returning: Result(catching: body)) }
+            if !started { continuation.resume(returning: Result(catching: body)) }
+        }
+        return try result.get()
+    }
 }
