@@ -23,7 +23,9 @@ struct PluginQueues {
 
     /// Whether a newer event drops the queued events it makes obsolete.
     let dropsObsolete: Bool
-    /// The most events one subject keeps queued; past it, the oldest is dropped.
+    /// The most events one subject keeps queued; past it, one is dropped: the oldest whose piece
+    /// of state a later queued event reports again (``NetPathCore/Event/reportedState``), else
+    /// the oldest.
     let limit: Int
     private var subjects: [String: Subject] = [:]
     /// Calls in flight that have not timed out.
@@ -59,7 +61,10 @@ struct PluginQueues {
             }
         }
         subject.queue.append(event)
-        while subject.queue.count > limit { drops.append(.overflow(subject.queue.removeFirst())) }
+        // The oldest whose piece of state comes again later goes first: the final state stays.
+        while subject.queue.count > limit, let victim = subject.queue.overflowVictim {
+            drops.append(.overflow(subject.queue.remove(at: victim)))
+        }
         let startWorker = !subject.busy && !held
         if startWorker { subject.busy = true }
         subjects[event.subject] = subject

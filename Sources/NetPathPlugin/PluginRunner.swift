@@ -33,8 +33,9 @@ import Synchronization
 ///   ``PluginStatistics/Outcome/timeout``, its task is cancelled, and the runner stops waiting
 ///   for it. It cannot be killed, so to keep the plugin's promise of ordered, non-overlapping
 ///   calls its subject stays **stuck** until the call returns: later events of that subject
-///   queue behind it, at most ``Options/maxQueuedPerSubject`` (beyond that the oldest is
-///   dropped and logged; the newest, the current state, is always kept). When the call finally
+///   queue behind it, at most ``Options/maxQueuedPerSubject`` (beyond that one is dropped and
+///   logged: the oldest whose piece of state a later one reports again, so the current state is
+///   always kept; the oldest when there is none). When the call finally
 ///   returns, that is logged and counted as a late completion, and the queue resumes in order.
 ///   A call that never returns leaves at most one abandoned task per subject; the plugin's other
 ///   subjects, other plugins, hooks and the agent are unaffected.
