@@ -140,10 +140,10 @@ final class MainLoop {
             logger.warning("startup hooks still running after \(agent.options.readyWaitLimit); reporting ready anyway")
         }
         ready = true
+        logger.notice("ready", metadata: ["status": .string(statusLine)])
         // A reload under way sends READY=1 when it ends; now would end systemd's reload early.
         guard reloading == nil else { return }
         agent.notify(["READY=1", "STATUS=\(statusLine)"])
-        logger.notice("ready", metadata: ["status": .string(statusLine)])
     }
 
     // MARK: Plugin jobs
