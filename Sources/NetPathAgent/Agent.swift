@@ -26,18 +26,12 @@ import Synchronization
 /// Data flows one way through its main loop: kernel snapshot → ``SystemState`` →
 /// ``PathTracker`` (events) → `Settler` (hold-down) → `RuleMatcher` → hook dispatcher, plugins,
 /// control-socket monitors and metrics. The loop is the only place that mutates that state;
-/// kernel updates, settle deadlines and reload requests all reach it as inputs on one stream.
+/// kernel updates, settle deadlines, reload requests and the results of the work it hands off
+/// all reach it as inputs of one bounded inbox.
 public final class Agent: Service, Sendable {
     /// Why the agent could not start.
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
-    }
-
-    enum Input: Sendable {
-        case update(KernelSnapshot)
-        case ended
-        case tick
-        case reload(@Sendable (ControlReply) -> Void)
     }
 
     public let options: AgentOptions
@@ -45,8 +39,7 @@ public final class Agent: Service, Sendable {
     public let plugins: PluginRegistry
     private let initial: ConfigurationFile.Loaded
     private let initialPlugins: [LoadedPlugin]
-    private let inputs: AsyncStream<Input>
-    private let input: AsyncStream<Input>.Continuation
+    private let inbox = LoopInbox()
     private let snapshot = Mutex(AgentSnapshot())
     let metrics = AgentMetrics()
     private let notifier: SystemdNotifier
@@ -61,13 +54,12 @@ public final class Agent: Service, Sendable {
         self.options = options
         self.plugins = plugins
         (initial, initialPlugins) = try Self.load(options.configPath, plugins: plugins).get()
-        (inputs, input) = AsyncStream.makeStream(of: Input.self)
         notifier = SystemdNotifier(environment: options.environment)
     }
 
     /// Re-reads the configuration; an invalid one is logged and the current one stays in force.
     public func reload() {
-        input.yield(.reload({ _ in }))
+        inbox.post(.reload([]))
     }
 
     /// The Prometheus exposition text (what `/metrics` serves).
@@ -83,16 +75,6 @@ public final class Agent: Service, Sendable {
         for warning in configuration.warnings { logger.warning("\(warning)") }
         logger.info("configuration loaded", metadata: ["source": .string(initial.source)])
 
-        let engine = NetlinkEngine(options: .init(namespace: options.namespace, logger: logger))
-        let observer = SystemObserver(
-            engine: engine,
-            builder: SystemStateBuilder(
-                classifier: InterfaceClassifier(overrides: configuration.interfaces),
-                sysfs: SysfsReader(root: options.sysfsRoot),
-                resolvConfPath: options.resolvConfPath
-            ),
-            targets: configuration.policies.compactMap(\.target)
-        )
         let hooks = HookDispatcher(
             directory: HookDirectory(path: configuration.agent.hooksDirectory, logger: logger),
             runner: HookRunner(logger: logger),
@@ -100,14 +82,6 @@ public final class Agent: Service, Sendable {
             logger: logger,
             onResult: { [metrics] result in metrics.record(result) }
         )
-        let routeEditor: NetlinkRouteEditor?
-        do {
-            routeEditor = try NetlinkRouteEditor(namespace: options.namespace)
-        } catch {
-            logger.warning("route editing unavailable to plugins: \(error)")
-            routeEditor = nil
-        }
-        let pluginRunner = PluginRunner(plugins: initialPlugins, routeEditor: routeEditor, logger: logger)
         // The name was checked when the configuration was loaded; the id is taken now, when the
         // socket is made, and a group deleted in between stops the start rather than being ignored.
         let controlGroup: UInt32?
@@ -126,14 +100,51 @@ public final class Agent: Service, Sendable {
             group: controlGroup,
             logger: logger,
             answer: { [self] command in Self.answer(command, currentSnapshot, hooks: hooks) },
-            reload: { [input] reply in input.yield(.reload(reply)) }
+            reload: { [inbox] reply in inbox.post(.reload([reply])) }
         )
+        // Off the cooperative pool: a stale socket is probed with a connect that may take its
+        // whole timeout, and stopping waits for the server thread.
         do {
-            try control.start()
+            try await OSThread.run { () throws(ControlServer.StartError) in try control.start() }
         } catch {
             throw StartError(description: "control socket: \(error)")
         }
-        defer { control.stop() }
+        do {
+            try await run(configuration: configuration, hooks: hooks, control: control)
+        } catch {
+            await OSThread.run { control.stop() }
+            throw error
+        }
+        await OSThread.run { control.stop() }
+        logger.info("stopped")
+    }
+
+    /// The agent once its control socket is open.
+    private func run(configuration: Configuration, hooks: HookDispatcher, control: ControlServer) async throws {
+        let logger = options.logger
+        let engine = NetlinkEngine(options: .init(namespace: options.namespace, logger: logger))
+        // Host-name targets are resolved on the resolver's own threads; an answer that changes
+        // what a policy sees comes back to the loop as an input.
+        let hostResolver = HostResolver(logger: logger) { [inbox] in inbox.post(.targetsResolved) }
+        defer { hostResolver.stop() }
+        let observer = SystemObserver(
+            engine: engine,
+            builder: SystemStateBuilder(
+                classifier: InterfaceClassifier(overrides: configuration.interfaces),
+                sysfs: SysfsReader(root: options.sysfsRoot),
+                resolvConfPath: options.resolvConfPath
+            ),
+            targets: configuration.policies.compactMap(\.target),
+            hosts: hostResolver
+        )
+        let routeEditor: NetlinkRouteEditor?
+        do {
+            routeEditor = try NetlinkRouteEditor(namespace: options.namespace)
+        } catch {
+            logger.warning("route editing unavailable to plugins: \(error)")
+            routeEditor = nil
+        }
+        let pluginRunner = PluginRunner(plugins: initialPlugins, routeEditor: routeEditor, logger: logger)
         let metricsServer =
             configuration.agent.metrics.isEmpty
             ? nil
@@ -157,13 +168,14 @@ public final class Agent: Service, Sendable {
             throw StartError(description: "\(error)")
         }
 
+        // The engine's start waits for the initial dump: seconds with a million routes. Its own
+        // thread waits, not one of the cooperative pool's.
         let snapshots: AsyncStream<KernelSnapshot>
         do {
-            snapshots = try engine.start()
+            snapshots = try await OSThread.run { () throws(NetlinkError) in try engine.start() }
         } catch {
             throw StartError(description: "\(error)")
         }
-        defer { engine.stop() }
 
         let loop = MainLoop(
             agent: self,
@@ -173,14 +185,17 @@ public final class Agent: Service, Sendable {
             hooks: hooks,
             plugins: pluginRunner,
             control: control,
-            recorder: recorder
+            recorder: recorder,
+            inbox: inbox
         )
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await hooks.run() }
-                group.addTask { [input] in
-                    for await snapshot in snapshots { input.yield(.update(snapshot)) }
-                    input.yield(.ended)
+                group.addTask { [inbox] in
+                    // Waits while the loop has a snapshot to take: the rest wait, bounded, in
+                    // the engine's stream (LoopInbox).
+                    for await snapshot in snapshots { await inbox.put(snapshot) }
+                    inbox.post(.ended)
                 }
                 if let interval = Self.watchdogInterval(options.environment) {
                     group.addTask { [notifier] in
@@ -192,7 +207,7 @@ public final class Agent: Service, Sendable {
                         }
                     }
                 }
-                await loop.run(inputs)
+                await loop.run()
                 // Plugins stop before the process ends: route-metrics puts the original metrics back.
                 await pluginRunner.stopAll()
                 group.cancelAll()
@@ -200,9 +215,11 @@ public final class Agent: Service, Sendable {
         } onGracefulShutdown: { [notifier] in
             logger.info("stopping")
             notifier.notify(["STOPPING=1", "STATUS=stopping"])
-            engine.stop()
+            // Stopping joins the engine thread: on a thread of its own. The snapshot stream
+            // ends, and the loop stops.
+            OSThread.detach { engine.stop() }
         }
-        logger.info("stopped")
+        await OSThread.run { engine.stop() }
     }
 
     /// The configuration at `path` and the plugins it enables, created from their tables: all
@@ -247,10 +264,10 @@ public final class Agent: Service, Sendable {
 
     var notifierEnabled: Bool { notifier.isEnabled }
 
-    func schedule(_ input: Input, at deadline: ContinuousClock.Instant) -> Task<Void, Never> {
-        Task { [self] in
+    func schedule(_ input: LoopInbox.Input, at deadline: ContinuousClock.Instant) -> Task<Void, Never> {
+        Task { [inbox] in
             try? await Task.sleep(until: deadline, clock: .continuous)
-            if !Task.isCancelled { self.input.yield(input) }
+            if !Task.isCancelled { inbox.post(input) }
         }
     }
 }

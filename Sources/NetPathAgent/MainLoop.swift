@@ -10,6 +10,12 @@ import NetPathPlugin
 
 /// The agent's single writer: takes inputs one at a time and carries out what the pure parts
 /// (``PathTracker``, `Settler`, `RuleMatcher`) decide.
+///
+/// It never awaits anything slow. Hooks and plugins run elsewhere (the dispatcher and the plugin
+/// runner only queue), and what must wait for them — `READY=1` after the startup events' hooks,
+/// a plugin's `start`, `reload` or `reopen` — runs in a task of its own whose end comes back
+/// through the ``LoopInbox`` as one more input. So kernel events, settle ticks, reloads and the
+/// stop flow while a startup hook sleeps or a plugin hangs.
 final class MainLoop {
     private let agent: Agent
     private var configuration: Configuration
@@ -19,6 +25,7 @@ final class MainLoop {
     private let plugins: PluginRunner
     private let control: ControlServer
     private let recorder: TraceWriter?
+    private let inbox: LoopInbox
     private var logger: Logger { agent.options.logger }
 
     private var tracker: PathTracker
@@ -30,6 +37,15 @@ final class MainLoop {
     private var timerDeadline: ContinuousClock.Instant?
     /// The last STATUS= line sent to systemd.
     private var lastStatus = ""
+    /// Whether `READY=1` went out after startup: the startup events' hooks settled, or the limit passed.
+    private var ready = false
+    /// The plugin lifecycle work under way (start, reload, reopen): one job at a time, since the
+    /// runner's lifecycle calls must not overlap. It ends with ``LoopInbox/Input/pluginsSettled``.
+    private var pluginJob: Task<Void, Never>?
+    /// The reload whose plugin part is under way: the replies it owes, and what they say.
+    private var reloading: (replies: [LoopInbox.Reply], reply: ControlReply)?
+    /// Reloads asked for while a plugin job ran: they start when it ends (`nil`: none).
+    private var deferredReload: [LoopInbox.Reply]?
 
     init(
         agent: Agent,
@@ -39,9 +55,11 @@ final class MainLoop {
         hooks: HookDispatcher,
         plugins: PluginRunner,
         control: ControlServer,
-        recorder: TraceWriter?
+        recorder: TraceWriter?,
+        inbox: LoopInbox
     ) {
         self.agent = agent
+        self.inbox = inbox
         self.configuration = configuration
         self.source = source
         self.observer = observer
@@ -54,21 +72,27 @@ final class MainLoop {
         matcher = RuleMatcher(configuration: configuration)
     }
 
-    func run(_ inputs: AsyncStream<Agent.Input>) async {
+    func run() async {
         defer { timer?.cancel() }
-        for await input in inputs {
-            switch input {
+        while true {
+            switch await inbox.next() {
             case .update(let snapshot):
                 if lastSnapshot == nil {
-                    await start(with: snapshot)
+                    start(with: snapshot)
                 } else {
                     apply(snapshot)
                 }
             case .tick:
                 timerDeadline = nil
                 dispatch(settler.tick(at: .now))
-            case .reload(let reply):
-                reply(await reload())
+            case .targetsResolved:
+                reevaluate()
+            case .reload(let replies):
+                requestReload(replies)
+            case .startupSettled(let settled):
+                reportReady(settled: settled)
+            case .pluginsSettled:
+                pluginsSettled()
             case .ended:
                 await stop()
                 return
@@ -79,14 +103,17 @@ final class MainLoop {
 
     // MARK: Startup
 
-    private func start(with snapshot: KernelSnapshot) async {
+    private func start(with snapshot: KernelSnapshot) {
         lastSnapshot = snapshot
         let update = observer.update(from: snapshot)
         lastUpdate = update
         record(update)
         let startup = tracker.start(with: update.state, at: update.time)
         plugins.update(state: tracker.state, paths: tracker.paths)
-        await plugins.startAll()
+        // Plugins get their startup events after their `start`, which may take up to its timeout:
+        // the runner holds the events meanwhile, and the loop goes on.
+        plugins.holdUntilStarted()
+        startPluginJob { [plugins] in await plugins.startAll() }
         if configuration.agent.startupEvents {
             // Startup events bypass settle (there is no burst to collapse) but teach it the state.
             dispatch(settler.receive(startup, at: .now))
@@ -95,16 +122,51 @@ final class MainLoop {
         }
         publish(update)
         // READY=1 means: the state is loaded and its startup events have been dispatched. Their
-        // hooks get a bounded time, so one hung hook cannot keep systemd waiting forever.
-        let waited = await Deadline.race(agent.options.readyWaitLimit) { [hooks, plugins] in
-            await hooks.waitUntilIdle()
-            await plugins.waitUntilIdle()
+        // hooks get a bounded time, so one hung hook cannot keep systemd waiting forever; the
+        // wait runs beside the loop, so events, reloads and a stop are handled meanwhile.
+        let limit = agent.options.readyWaitLimit
+        Task { [hooks, plugins, inbox, pluginJob] in
+            let settled = await Deadline.race(limit) {
+                await pluginJob?.value
+                await hooks.waitUntilIdle()
+                await plugins.waitUntilIdle()
+            }
+            inbox.post(.startupSettled(settled))
         }
-        if !waited {
+    }
+
+    private func reportReady(settled: Bool) {
+        if !settled {
             logger.warning("startup hooks still running after \(agent.options.readyWaitLimit); reporting ready anyway")
         }
-        agent.notify(["READY=1", "STATUS=\(statusLine)"])
+        ready = true
         logger.notice("ready", metadata: ["status": .string(statusLine)])
+        // A reload under way sends READY=1 when it ends; now would end systemd's reload early.
+        guard reloading == nil else { return }
+        agent.notify(["READY=1", "STATUS=\(statusLine)"])
+    }
+
+    // MARK: Plugin jobs
+
+    /// Runs `body` (plugin lifecycle calls) beside the loop; its end comes back as an input.
+    private func startPluginJob(_ body: @escaping @Sendable () async -> Void) {
+        pluginJob = Task { [inbox] in
+            await body()
+            inbox.post(.pluginsSettled)
+        }
+    }
+
+    private func pluginsSettled() {
+        pluginJob = nil
+        if let (replies, reply) = reloading {
+            reloading = nil
+            for send in replies { send(reply) }
+            agent.notify(ready ? ["READY=1", "STATUS=\(statusLine)"] : ["STATUS=\(statusLine)"])
+        }
+        if let replies = deferredReload {
+            deferredReload = nil
+            reload(replies)
+        }
     }
 
     // MARK: Stop
@@ -113,13 +175,26 @@ final class MainLoop {
     /// everything queued within ``AgentOptions/stopWaitLimit``. Handing the events over is not
     /// enough: once its task is cancelled the hook dispatcher drops what is still queued, and a
     /// subject's second event (`down` after `carrier-down`) always waits behind its first.
-    /// Plugins need no wait here: `PluginRunner.stopAll()`, next, drains their queues itself.
+    /// Plugins need no wait here: `PluginRunner.stopAll()`, next, drains their queues itself,
+    /// once the plugin job under way has ended (each of its calls is bounded by the plugin
+    /// timeout), so that stopping never overlaps starting or reloading.
     private func stop() async {
         dispatch(settler.flush())
+        for send in deferredReload ?? [] { send(.failure("netpathd is stopping; the configuration was not reloaded")) }
+        deferredReload = nil
         let limit = agent.options.stopWaitLimit
+        let pending = hooks.pendingEvents
+        if pending > 0 {
+            logger.notice("stopping: waiting up to \(limit) for the hooks of \(pending) event(s) queued or running")
+        }
         let drained = await Deadline.race(limit) { [hooks] in await hooks.waitUntilIdle() }
         if !drained {
             logger.warning("hooks still busy \(limit) after the stop began; dropping the events still queued")
+        }
+        await pluginJob?.value
+        if let (replies, reply) = reloading {
+            reloading = nil
+            for send in replies { send(reply) }
         }
     }
 
@@ -132,6 +207,20 @@ final class MainLoop {
         record(update)
         let events = tracker.update(to: update.state, at: update.time)
         // Plugins read the new state through their context before they get its events.
+        plugins.update(state: tracker.state, paths: tracker.paths)
+        dispatch(settler.receive(events, at: .now))
+        publish(update)
+    }
+
+    /// A policy target resolved to something new: evaluate the last snapshot again.
+    private func reevaluate() {
+        guard let lastSnapshot else { return }
+        var update = observer.update(from: lastSnapshot)
+        // A new state of this moment, not of the snapshot's (traces stay in time order).
+        update.time = Date()
+        lastUpdate = update
+        record(update)
+        let events = tracker.update(to: update.state, at: update.time)
         plugins.update(state: tracker.state, paths: tracker.paths)
         dispatch(settler.receive(events, at: .now))
         publish(update)
@@ -207,28 +296,42 @@ final class MainLoop {
 
     // MARK: Reload
 
-    private func reload() async -> ControlReply {
-        let reply = await applyConfiguration()
-        // Log files are reopened on every SIGHUP, whether or not the configuration was valid:
-        // that is what logrotate's postrotate expects.
-        await plugins.reopenAll()
-        return reply
+    private func requestReload(_ replies: [LoopInbox.Reply]) {
+        // The plugin runner takes one lifecycle job at a time: a reload during one waits for its end.
+        guard pluginJob == nil else {
+            deferredReload = (deferredReload ?? []) + replies
+            return
+        }
+        reload(replies)
     }
 
-    private func applyConfiguration() async -> ControlReply {
+    /// Applies the configuration file now, and hands the plugins' part (reload, then reopen) to a
+    /// plugin job; the replies and `READY=1` go out when that ends.
+    private func reload(_ replies: [LoopInbox.Reply]) {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let monotonicMicroseconds = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
         agent.notify(["RELOADING=1", "MONOTONIC_USEC=\(monotonicMicroseconds)", "STATUS=reloading"])
-        defer { agent.notify(["READY=1", "STATUS=\(statusLine)"]) }
+        let (reply, plan) = applyConfiguration()
+        reloading = (replies, reply)
+        startPluginJob { [plugins] in
+            if let plan { await plugins.reload(plan) }
+            // Log files are reopened on every SIGHUP, whether or not the configuration was
+            // valid: that is what logrotate's postrotate expects.
+            await plugins.reopenAll()
+        }
+    }
 
+    /// Switches to the configuration file's contents, or keeps the one in force when the file is
+    /// invalid; returns the reply, and the plugins' part of the reload still to be done.
+    private func applyConfiguration() -> (ControlReply, PluginRunner.Reload?) {
         let loaded: ConfigurationFile.Loaded
         let newPlugins: [LoadedPlugin]
         switch Agent.load(agent.options.configPath, plugins: agent.plugins) {
         case .failure(let failure):
             for line in failure.description.split(separator: "\n") { logger.error("\(line)") }
             logger.error("reload rejected: the configuration in force is unchanged")
-            return .failure("reload rejected; the configuration in force is unchanged:\n\(failure)")
+            return (.failure("reload rejected; the configuration in force is unchanged:\n\(failure)"), nil)
         case .success(let value):
             (loaded, newPlugins) = value
         }
@@ -253,7 +356,9 @@ final class MainLoop {
         matcher = RuleMatcher(configuration: new)
         settler = Settler(window: new.agent.settle)
         settler.remember(tracker.start(with: tracker.state, at: Date()))
-        await plugins.reload(newPlugins)
+        // From here on, events go to the plugins the new rules name; a plugin the reload starts
+        // or replaces queues them until the plugin job has started it.
+        let plan = plugins.prepareReload(newPlugins)
         observer.setOverrides(new.interfaces)
         observer.setTargets(new.policies.compactMap(\.target))
         var events = tracker.setPolicies(new.policies, at: Date())
@@ -266,6 +371,6 @@ final class MainLoop {
         dispatch(settler.receive(events, at: .now))
         publish(nil)
         logger.notice("configuration reloaded", metadata: ["source": .string(loaded.source)])
-        return ControlReply(ok: true, configuration: loaded.source)
+        return (ControlReply(ok: true, configuration: loaded.source), plan)
     }
 }

@@ -60,3 +60,42 @@ extension Event {
         return merged
     }
 }
+
+extension Event {
+    /// The piece of its subject's state this event reports: `usable` (up/down), `carrier`,
+    /// `presence` (added/removed), one address, an interface's other properties (`changed`), or,
+    /// for a path, the path as a whole.
+    ///
+    /// A bounded queue that must drop one of a subject's events drops one whose piece a later
+    /// queued event reports again: that loses a transition, never the final state. Wider than
+    /// ``supersedes(_:)`` on purpose: `removed` reports presence again after `added`, but a rule on
+    /// `added` must still see it unless the queue overflows.
+    package var reportedState: String {
+        switch (scope, name) {
+        case (.path, _): return "path"
+        case (_, .up), (_, .down): return "usable"
+        case (_, .carrierUp), (_, .carrierDown): return "carrier"
+        case (_, .added), (_, .removed): return "presence"
+        case (_, .addressAdded), (_, .addressRemoved):
+            return "address " + (address.map { "\($0.address)/\($0.prefixLength)" } ?? "")
+        default: return "properties"
+        }
+    }
+}
+
+extension Array where Element == Event {
+    /// The position of the event a bounded queue should drop first: the oldest whose piece of
+    /// state (``Event/reportedState``) a later element reports again, else the oldest.
+    package var overflowVictim: Int? {
+        guard !isEmpty else { return nil }
+        var later: Set<String> = []
+        var victim: Int?
+        // From the newest back: the last index found whose piece comes again later is the oldest.
+        for index in indices.reversed() {
+            let piece = self[index].reportedState
+            if later.contains(piece) { victim = index }
+            later.insert(piece)
+        }
+        return victim ?? startIndex
+    }
+}

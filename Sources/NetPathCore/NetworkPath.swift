@@ -28,6 +28,9 @@ public struct NetworkPath: Hashable, Sendable {
         case meteredDenied = "metered-denied"
         /// The policy has a target, and no usable interface routes to it.
         case targetUnreachable = "target-unreachable"
+        /// The policy's target is a host name that has no address yet: it is being looked up
+        /// (off the agent's loop), or the lookup failed. `netpathctl explain` says which.
+        case targetUnresolved = "target-unresolved"
     }
 
     /// The identity of an interface as a path refers to it (`NWInterface`'s fields).

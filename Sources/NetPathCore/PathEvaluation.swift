@@ -11,6 +11,8 @@ public struct PathEvaluation: Hashable, Sendable {
         case noAddress = "no-address"
         case noDefaultRoute = "no-default-route"
         case noRouteToTarget = "no-route-to-target"
+        /// The policy's target is a host name with no address yet: being looked up, or the lookup failed.
+        case targetUnresolved = "target-unresolved"
     }
 
     /// Why a candidate ranked below the one before it.

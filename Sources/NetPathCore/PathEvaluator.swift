@@ -53,7 +53,8 @@ private struct Evaluation {
     func run(_ state: SystemState) -> PathEvaluation {
         var candidates: [Candidate] = []
         var rejected: [(Interface, PathEvaluation.Rejection, String)] = []
-        let target = policy.target.map { state.targets[$0] ?? .init(addresses: [], routes: []) }
+        // A target the state does not carry yet (a reload just added it) is being looked up.
+        let target = policy.target.map { state.targets[$0] ?? .init(addresses: [], routes: [], resolution: .pending) }
 
         for interface in state.interfaces {
             switch examine(interface, target: target) {
@@ -158,13 +159,18 @@ private struct Evaluation {
         var kernelFamilies: Set<IPAddress.Family> = []
         var tables: [IPAddress.Family: UInt32] = [:]
         if let target {
-            guard let route = target.routes.first(where: { $0.interfaceIndex == i.index }),
-                let family = target.addresses.first?.family, addressed.contains(family)
+            let name = policy.target ?? ""
+            guard let family = target.addresses.first?.family else {
+                let why: String
+                switch target.resolution {
+                case .pending, .resolved: why = "its name is still being looked up"
+                case .failed(let reason): why = reason.escapingControlCharacters
+                }
+                return .failure(Why(rejection: .targetUnresolved, detail: "target \(name) is unresolved: \(why)"))
+            }
+            guard let route = target.routes.first(where: { $0.interfaceIndex == i.index }), addressed.contains(family)
             else {
-                let detail =
-                    target.addresses.isEmpty
-                    ? "target \(policy.target ?? "") did not resolve" : "no route to \(policy.target ?? "")"
-                return .failure(Why(rejection: .noRouteToTarget, detail: detail))
+                return .failure(Why(rejection: .noRouteToTarget, detail: "no route to \(name)"))
             }
             metric[family] = route.metric
             gateways[family] = route.gateway
@@ -255,6 +261,7 @@ private struct Evaluation {
         let relevant = rejections.filter { $0 != .loopback }
         if relevant.isEmpty { return .noInterface }
         if relevant.allSatisfy({ $0 == .wrongType || $0 == .prohibited }) { return .onlyProhibitedTypes }
+        if relevant.contains(.targetUnresolved) { return .targetUnresolved }
         if relevant.contains(.noRouteToTarget) { return .targetUnreachable }
         if relevant.contains(.noDefaultRoute) { return .noRoute }
         if relevant.contains(.meteredDenied) { return .meteredDenied }

@@ -26,6 +26,12 @@ import NetPathCore
 ///
 /// - Important: No final state is lost: a subject that never goes quiet is flushed anyway once
 ///   its oldest held event is ``maximumHold`` old.
+///
+/// Memory is bounded too: a burst keeps at most ``maximumHeldEvents`` events, whatever a link
+/// does within ``maximumHold``. The net transition needs only the state before the burst and
+/// its last event; the events in between matter only for a burst emitted unchanged, and of
+/// those the ones dropped first are those whose piece of state a later one reports again
+/// (``NetPathCore/Event/reportedState``).
 public struct Settler: Sendable {
     /// The clock's instants.
     public typealias Instant = ContinuousClock.Instant
@@ -49,6 +55,9 @@ public struct Settler: Sendable {
         var last: Instant
     }
 
+    /// The most events one subject's burst holds.
+    public static let maximumHeldEvents = 64
+
     private var bursts: [String: Burst] = [:]
     private var known: [String: Snapshot] = [:]
     private var sequence = 0
@@ -66,6 +75,9 @@ public struct Settler: Sendable {
     /// Whether nothing is held.
     public var isIdle: Bool { bursts.isEmpty }
 
+    /// The events held, over all subjects.
+    public var heldEvents: Int { bursts.values.reduce(0) { $0 + $1.events.count } }
+
     /// When ``tick(at:)`` next has something to emit; `nil` when nothing is held.
     public var nextDeadline: Instant? {
         bursts.values.map(deadline).min()
@@ -82,9 +94,13 @@ public struct Settler: Sendable {
                 out.append(event)
                 continue
             }
-            if bursts[subject] != nil {
-                bursts[subject]?.events.append(event)
-                bursts[subject]?.last = now
+            if var burst = bursts[subject] {
+                burst.events.append(event)
+                while burst.events.count > Self.maximumHeldEvents, let victim = burst.events.overflowVictim {
+                    burst.events.remove(at: victim)
+                }
+                burst.last = now
+                bursts[subject] = burst
             } else {
                 let before: Snapshot??
                 if let snapshot = known[subject] {

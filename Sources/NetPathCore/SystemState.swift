@@ -42,14 +42,77 @@ public struct SystemState: Hashable, Sendable, Codable {
 
     /// What is known about reaching one target (a policy's `target`).
     public struct TargetReachability: Hashable, Sendable, Codable {
-        /// The addresses the target resolved to; empty when resolution failed.
+        /// How far resolving the target's name has got.
+        public enum Resolution: Hashable, Sendable {
+            /// ``addresses`` is the answer (or the target is an address).
+            case resolved
+            /// No answer yet: the name is being looked up.
+            case pending
+            /// The lookup failed; `reason` is the resolver's (`Temporary failure in name resolution`).
+            case failed(reason: String)
+        }
+
+        /// The addresses the target resolved to; empty while it is unresolved.
         public var addresses: [IPAddress]
         /// The routes covering the target, at most one per interface.
         public var routes: [TargetRoute]
+        /// Whether the name resolved: when it did not, ``addresses`` is empty and this says why.
+        public var resolution: Resolution
 
-        public init(addresses: [IPAddress], routes: [TargetRoute]) {
+        /// - Parameter resolution: `nil` means ``Resolution/resolved`` with addresses, and
+        ///   ``Resolution/failed(reason:)`` without.
+        public init(addresses: [IPAddress], routes: [TargetRoute], resolution: Resolution? = nil) {
             self.addresses = addresses
             self.routes = routes
+            self.resolution = resolution ?? (addresses.isEmpty ? .failed(reason: "no address") : .resolved)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case addresses, routes, resolution
+            case resolutionError = "resolution_error"
+        }
+
+        // Traces: "resolution" is written only when the target is unresolved ("pending" or
+        // "failed", the latter with "resolution_error"), so traces recorded before it existed
+        // read as they always did: no addresses meant a failed lookup.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let addresses = try c.decode([IPAddress].self, forKey: .addresses)
+            let routes = try c.decode([TargetRoute].self, forKey: .routes)
+            var resolution: Resolution?
+            switch try c.decodeIfPresent(String.self, forKey: .resolution) {
+            case nil, "resolved":
+                break
+            case "pending":
+                resolution = .pending
+            case "failed":
+                resolution = .failed(
+                    reason: try c.decodeIfPresent(String.self, forKey: .resolutionError) ?? "no address"
+                )
+            case let other?:
+                throw DecodingError.dataCorruptedError(
+                    forKey: .resolution,
+                    in: c,
+                    debugDescription:
+                        "expected \"resolved\", \"pending\" or \"failed\", found \"\(other.escapingControlCharacters)\""
+                )
+            }
+            self.init(addresses: addresses, routes: routes, resolution: resolution)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(addresses, forKey: .addresses)
+            try c.encode(routes, forKey: .routes)
+            switch resolution {
+            case .resolved:
+                break
+            case .pending:
+                try c.encode("pending", forKey: .resolution)
+            case .failed(let reason):
+                try c.encode("failed", forKey: .resolution)
+                try c.encode(reason, forKey: .resolutionError)
+            }
         }
     }
 

@@ -114,7 +114,7 @@ public final class HookDispatcher: Sendable {
         }
         for drop in drops {
             logger.notice(
-                "dropped queued \(drop.job.event.name) of \(drop.job.event.subject): superseded by \(event.name) before its hooks ran",
+                "dropped queued \(drop.job.event.name) of \(drop.job.event.subject): \(drop.reason)",
                 metadata: ["subject": .string(event.subject), "event": .string(drop.job.event.name.rawValue)]
             )
         }

@@ -12,19 +12,38 @@ struct HookJob: Sendable {
 ///
 /// A job is *queued* until a worker takes it, then *running* until the worker reports it done;
 /// only queued jobs can be dropped.
+///
+/// Each subject queues at most ``limit`` jobs, whatever its hooks are doing: obsolescence keeps
+/// most queues short, but `added` and `removed` are never obsolete, so an interface created and
+/// deleted over and over while its hook hangs would queue without end. Past the limit one job is
+/// dropped: the oldest whose piece of state a later queued job reports again
+/// (``NetPathCore/Event/reportedState``), so the subject's final state is still dispatched.
 struct SubjectQueues {
-    /// A queued job that a newer event made obsolete.
+    /// A queued job that was dropped.
     struct Drop {
         var job: HookJob
-        var supersededBy: Event
+        /// The newer event that made it obsolete, or `nil` when it was dropped for the limit.
+        var supersededBy: Event?
+
+        /// Why it was dropped, for the log.
+        var reason: String {
+            if let supersededBy { return "superseded by \(supersededBy.name) before its hooks ran" }
+            return "too many events of it queued while its hooks were busy"
+        }
     }
 
+    /// The most jobs one subject keeps queued (its running job aside).
+    let limit: Int
     private var queues: [String: [HookJob]] = [:]
     /// Subjects that have a worker: it takes their jobs one by one.
     private var busy: Set<String> = []
     private var lastID: UInt64 = 0
     /// Jobs queued or running.
     private(set) var pending = 0
+
+    init(limit: Int = 64) {
+        self.limit = max(1, limit)
+    }
 
     /// Jobs queued, over all subjects.
     var queued: Int { queues.values.reduce(0) { $0 + $1.count } }
@@ -45,6 +64,9 @@ struct SubjectQueues {
         }
         lastID += 1
         queue.append(HookJob(id: lastID, event: event, targets: targets))
+        while queue.count > limit, let victim = queue.map(\.event).overflowVictim {
+            drops.append(Drop(job: queue.remove(at: victim), supersededBy: nil))
+        }
         queues[subject] = queue
         pending += 1 - drops.count
         let startWorker = busy.insert(subject).inserted

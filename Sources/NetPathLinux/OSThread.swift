@@ -44,6 +44,21 @@ package enum OSThread {
         return true
     }
 
+    /// Runs `body`, which may block (a connect with a timeout, a thread join, a dump of the
+    /// kernel's tables), on a thread of its own, and returns its result without holding one of
+    /// the cooperative pool's threads meanwhile.
+    ///
+    /// Should no thread be available, `body` runs on the caller's: late is better than never.
+    package static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E)
+        -> T
+    {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, E>, Never>) in
+            let started = detach { continuation.resume(returning: Result(catching: body)) }
+            if !started { continuation.resume(returning: Result(catching: body)) }
+        }
+        return try result.get()
+    }
+
     /// Runs `body` on a fresh thread that first enters network namespace `namespace`, waits for
     /// it, and returns its result. The thread ends with the body: nothing else ever runs in the
     /// namespace it moved to.

@@ -22,24 +22,48 @@ public struct SystemUpdate: Sendable {
 /// let observer = SystemObserver()
 /// for await update in try observer.start() { print(update.state.interfaces.map(\.name)) }
 /// ```
+///
+/// Policy targets that are host names are resolved in one of two ways. Without a
+/// ``HostResolver``, ``update(from:)`` calls `getaddrinfo` for each, on the caller's thread:
+/// fine for a one-shot reading, never on a loop that must keep up with the kernel. With one, it
+/// only reads the resolver's current answers (a name not answered yet is
+/// ``SystemState/TargetReachability/Resolution/pending``), and asks the resolver to look the
+/// names up again when the path to the name servers changes: a default route, the kernel's
+/// route to the internet, or the name servers themselves.
 public final class SystemObserver: Sendable {
     public let engine: NetlinkEngine
     private let builder: Mutex<SystemStateBuilder>
     private let targets: Mutex<[String]>
     private let resolver = TargetResolver()
+    /// Resolves host-name targets off the caller's thread; `nil` resolves them inline.
+    public let hosts: HostResolver?
+    /// What the last update's lookups depended on; a change asks ``hosts`` to look up again.
+    private let lookupPath = Mutex<LookupPath?>(nil)
+
+    /// The parts of a state that decide where a DNS query goes and what it can reach.
+    private struct LookupPath: Equatable {
+        var defaultRoutes: [Int32: [DefaultRoute]]
+        var kernelRoutes: [KernelRoute]
+        var dnsServers: [IPAddress]
+    }
 
     /// - Parameters:
     ///   - engine: the netlink engine to follow.
     ///   - builder: classification, sysfs root and resolv.conf path.
     ///   - targets: policy targets whose reachability each state carries.
+    ///   - hosts: resolves host-name targets off the caller's thread; `nil` resolves them with
+    ///     `getaddrinfo` inside ``update(from:)``.
     public init(
         engine: NetlinkEngine = NetlinkEngine(),
         builder: SystemStateBuilder = SystemStateBuilder(),
-        targets: [String] = []
+        targets: [String] = [],
+        hosts: HostResolver? = nil
     ) {
         self.engine = engine
         self.builder = Mutex(builder)
         self.targets = Mutex(targets)
+        self.hosts = hosts
+        hosts?.follow(targets)
     }
 
     /// Replaces the classification overrides (a config reload); applies from the next update.
@@ -50,6 +74,7 @@ public final class SystemObserver: Sendable {
     /// Replaces the targets (a config reload); applies from the next update.
     public func setTargets(_ newTargets: [String]) {
         targets.withLock { $0 = newTargets }
+        hosts?.follow(newTargets)
     }
 
     /// Starts the engine. The first update is the initial dump, available at once.
@@ -64,9 +89,22 @@ public final class SystemObserver: Sendable {
         var reachability: [String: SystemState.TargetReachability] = [:]
         if !wanted.isEmpty {
             let table = engine.table()
-            for target in wanted { reachability[target] = resolver.reachability(of: target, in: table) }
+            for target in wanted { reachability[target] = self.reachability(of: target, in: table) }
         }
         let state = builder.withLock { $0.state(from: snapshot, targets: reachability) }
+        if let hosts, !wanted.isEmpty {
+            let path = LookupPath(
+                defaultRoutes: snapshot.defaultRoutes,
+                kernelRoutes: snapshot.kernelRoutes,
+                dnsServers: state.dnsServers
+            )
+            let previous = lookupPath.withLock { stored in
+                defer { stored = path }
+                return stored
+            }
+            // The first update only records the path: the first lookups are under way already.
+            if let previous, previous != path { hosts.refresh() }
+        }
         return SystemUpdate(
             state: state,
             time: snapshot.receivedAt,
@@ -76,6 +114,15 @@ public final class SystemObserver: Sendable {
             routeCount: snapshot.routeCount,
             generation: snapshot.generation
         )
+    }
+
+    private func reachability(of target: String, in table: KernelTable) -> SystemState.TargetReachability {
+        guard let hosts else { return resolver.reachability(of: target, in: table) }
+        switch hosts.answer(for: target) {
+        case .resolved(let addresses): return resolver.reachability(of: addresses, in: table)
+        case .pending: return .init(addresses: [], routes: [], resolution: .pending)
+        case .failed(let error): return .init(addresses: [], routes: [], resolution: .failed(reason: error.reason))
+        }
     }
 
     /// Stops the engine; the sequence from ``start()`` ends.

@@ -4,14 +4,26 @@ import NetPathCore
 /// Finds how each interface reaches a policy's target, by reading the mirrored route table:
 /// no packet is sent and no socket is connected.
 ///
-/// A host name is resolved with `getaddrinfo`; an address literal is used as is.
+/// A host name is resolved with `getaddrinfo`, which blocks for as long as the name servers take
+/// (seconds per attempt when they do not answer): call ``reachability(of:in:)`` and ``resolve(_:)``
+/// only where blocking is fine, and use a ``HostResolver`` where it is not. An address literal is
+/// used as is.
 public struct TargetResolver: Sendable {
     public init() {}
 
-    /// The reachability of `target` given `table`.
+    /// The reachability of `target` given `table`; resolves a host name on the caller's thread.
     public func reachability(of target: String, in table: KernelTable) -> SystemState.TargetReachability {
-        let addresses = resolve(target)
-        guard let address = addresses.first else { return .init(addresses: [], routes: []) }
+        switch lookup(target) {
+        case .success(let addresses): reachability(of: addresses, in: table)
+        case .failure(let error): .init(addresses: [], routes: [], resolution: .failed(reason: error.reason))
+        }
+    }
+
+    /// The reachability of a target already resolved to `addresses` (the first one counts) given `table`.
+    public func reachability(of addresses: [IPAddress], in table: KernelTable) -> SystemState.TargetReachability {
+        guard let address = addresses.first else {
+            return .init(addresses: [], routes: [], resolution: .failed(reason: "no address"))
+        }
         let routes = table.routesCovering(address).map { index, route in
             SystemState.TargetRoute(
                 interfaceIndex: index,
@@ -23,14 +35,22 @@ public struct TargetResolver: Sendable {
         return .init(addresses: addresses, routes: routes.sorted { $0.interfaceIndex < $1.interfaceIndex })
     }
 
-    /// The addresses of `host`: itself when it is an address literal, else what `getaddrinfo` says.
+    /// The addresses of `host`: itself when it is an address literal, else what `getaddrinfo`
+    /// says; empty when it fails.
     public func resolve(_ host: String) -> [IPAddress] {
-        if let literal = IPAddress(host) { return [literal] }
+        (try? lookup(host).get()) ?? []
+    }
+
+    /// The addresses of `host` (itself when it is an address literal), or why there are none.
+    /// Blocks while `getaddrinfo` waits for the name servers.
+    public func lookup(_ host: String) -> Result<[IPAddress], HostLookupError> {
+        if let literal = IPAddress(host) { return .success([literal]) }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, nil, &hints, &result) == 0 else { return [] }
+        let code = getaddrinfo(host, nil, &hints, &result)
+        guard code == 0 else { return .failure(HostLookupError(host: host, code: code)) }
         defer { freeaddrinfo(result) }
         var addresses: [IPAddress] = []
         var cursor = result
@@ -57,6 +77,6 @@ public struct TargetResolver: Sendable {
         }
         var unique: [IPAddress] = []
         for address in addresses where !unique.contains(address) { unique.append(address) }
-        return unique
+        return unique.isEmpty ? .failure(HostLookupError(host: host, code: 0)) : .success(unique)
     }
 }

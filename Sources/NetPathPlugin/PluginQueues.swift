@@ -5,6 +5,9 @@ import NetPathCore
 ///
 /// A subject is *busy* while a worker delivers its events, and stays busy while a call that
 /// timed out has not returned (*stuck*): its later events wait, in order, up to ``limit``.
+///
+/// The queues may be *held* (a plugin whose `start` has not returned yet): events queue, bounded
+/// the same way, and no worker starts until ``release()``.
 struct PluginQueues {
     /// Why a queued event was dropped.
     enum Drop {
@@ -20,11 +23,15 @@ struct PluginQueues {
 
     /// Whether a newer event drops the queued events it makes obsolete.
     let dropsObsolete: Bool
-    /// The most events one subject keeps queued; past it, the oldest is dropped.
+    /// The most events one subject keeps queued; past it, one is dropped: the oldest whose piece
+    /// of state a later queued event reports again (``NetPathCore/Event/reportedState``), else
+    /// the oldest.
     let limit: Int
     private var subjects: [String: Subject] = [:]
     /// Calls in flight that have not timed out.
     private(set) var running = 0
+    /// Whether deliveries wait for ``release()``.
+    private(set) var held = false
 
     init(dropsObsolete: Bool, limit: Int) {
         self.dropsObsolete = dropsObsolete
@@ -54,11 +61,42 @@ struct PluginQueues {
             }
         }
         subject.queue.append(event)
-        while subject.queue.count > limit { drops.append(.overflow(subject.queue.removeFirst())) }
-        let startWorker = !subject.busy
-        subject.busy = true
+        // The oldest whose piece of state comes again later goes first: the final state stays.
+        while subject.queue.count > limit, let victim = subject.queue.overflowVictim {
+            drops.append(.overflow(subject.queue.remove(at: victim)))
+        }
+        let startWorker = !subject.busy && !held
+        if startWorker { subject.busy = true }
         subjects[event.subject] = subject
         return (drops, startWorker)
+    }
+
+    /// Holds deliveries: from now on events queue and no worker starts; a worker running ends
+    /// after its current call.
+    mutating func hold() {
+        held = true
+    }
+
+    /// Ends the hold; returns the subjects with events waiting, now busy: each needs a worker.
+    mutating func release() -> [String] {
+        held = false
+        var start: [String] = []
+        for (key, subject) in subjects where !subject.busy && !subject.queue.isEmpty {
+            subjects[key]?.busy = true
+            start.append(key)
+        }
+        return start.sorted()
+    }
+
+    /// Takes every queued event, each subject's in order (for another lane to deliver).
+    mutating func takeAll() -> [Event] {
+        var taken: [Event] = []
+        for key in subjects.keys.sorted() {
+            taken += subjects[key]!.queue
+            subjects[key]!.queue = []
+            if !subjects[key]!.busy && !subjects[key]!.stuck { subjects[key] = nil }
+        }
+        return taken
     }
 
     /// The next event of `subject` for its worker, now running; `nil` when the worker should
@@ -66,6 +104,12 @@ struct PluginQueues {
     mutating func take(_ subject: String) -> Event? {
         guard var entry = subjects[subject], !entry.queue.isEmpty, !entry.stuck else {
             if subjects[subject]?.stuck != true { subjects[subject] = nil }
+            return nil
+        }
+        if held {
+            // The worker ends; ``release()`` starts another for what is queued.
+            entry.busy = false
+            subjects[subject] = entry
             return nil
         }
         let event = entry.queue.removeFirst()

@@ -17,6 +17,11 @@ import Synchronization
 /// await runner.stopAll()               // at shutdown: restores what plugins changed
 /// ```
 ///
+/// A caller that must not wait for plugins (the agent's loop) hands the lifecycle to another task
+/// and keeps delivering meanwhile: ``holdUntilStarted()`` before that task's ``startAll()``, and
+/// ``prepareReload(_:)`` before its ``reload(_:)-(Reload)``. Events delivered to a plugin whose
+/// `start` has not returned yet wait in its queues (bounded as below) and follow the start.
+///
 /// ## Isolation
 ///
 /// - Every plugin has its own queues; every ``NetPathCore/Event/subject`` (an interface, a
@@ -28,8 +33,9 @@ import Synchronization
 ///   ``PluginStatistics/Outcome/timeout``, its task is cancelled, and the runner stops waiting
 ///   for it. It cannot be killed, so to keep the plugin's promise of ordered, non-overlapping
 ///   calls its subject stays **stuck** until the call returns: later events of that subject
-///   queue behind it, at most ``Options/maxQueuedPerSubject`` (beyond that the oldest is
-///   dropped and logged; the newest, the current state, is always kept). When the call finally
+///   queue behind it, at most ``Options/maxQueuedPerSubject`` (beyond that one is dropped and
+///   logged: the oldest whose piece of state a later one reports again, so the current state is
+///   always kept; the oldest when there is none). When the call finally
 ///   returns, that is logged and counted as a late completion, and the queue resumes in order.
 ///   A call that never returns leaves at most one abandoned task per subject; the plugin's other
 ///   subjects, other plugins, hooks and the agent are unaffected.
@@ -134,11 +140,13 @@ public final class PluginRunner: Sendable {
     }
 
     /// Calls every plugin's `start` (in order, each within the timeout). A plugin whose start
-    /// fails is logged and counted, and still receives events.
+    /// fails is logged and counted, and still receives events. Events held by
+    /// ``holdUntilStarted()`` follow each plugin's start.
     public func startAll() async {
         let lanes = state.withLock { state in state.active.compactMap { state.lanes[$0.id] } }
         for lane in lanes {
             await lifecycle("start", lane) { try await lane.plugin.plugin.start(context: lane.context) }
+            release(lane.id)
         }
     }
 
@@ -169,50 +177,116 @@ public final class PluginRunner: Sendable {
     /// `route-metrics` restores the metrics it changed), and ones whose table changed are asked
     /// to ``Plugin/reload(configuration:context:)``; those that decline are replaced (old one
     /// stopped, new one started). Unchanged plugins keep running undisturbed.
+    ///
+    /// The same as ``prepareReload(_:)`` followed by ``reload(_:)-(Reload)``.
     public func reload(_ plugins: [LoadedPlugin]) async {
-        let current = state.withLock { state in
-            Dictionary(
+        await reload(prepareReload(plugins))
+    }
+
+    /// A reload staged by ``prepareReload(_:)``, for ``reload(_:)-(Reload)`` to finish.
+    public struct Reload: Sendable {
+        /// Lanes of plugins the new configuration drops, already detached.
+        fileprivate var removed: [UInt64] = []
+        /// Plugins whose table changed: the running lane, and the held lane that receives the
+        /// plugin's events from now on.
+        fileprivate var changed: [(running: UInt64, successor: UInt64)] = []
+        /// Held lanes of plugins that were not running.
+        fileprivate var added: [UInt64] = []
+    }
+
+    /// The part of a reload that must not wait: from its return, events go where the new
+    /// configuration says. Removed plugins receive nothing more; a new plugin, and a plugin whose
+    /// table changed, get a fresh lane that queues their events until ``reload(_:)-(Reload)``
+    /// has settled who handles them. Call ``reload(_:)-(Reload)`` next, before any other
+    /// lifecycle call.
+    public func prepareReload(_ plugins: [LoadedPlugin]) -> Reload {
+        state.withLock { state in
+            var plan = Reload()
+            let running = Dictionary(
                 state.active.compactMap { entry in state.lanes[entry.id].map { (entry.name, $0) } },
                 uniquingKeysWith: { a, _ in a }
             )
-        }
-        let wanted = Set(plugins.map(\.name))
-        var retiring: [UInt64] = current.values.filter { !wanted.contains($0.plugin.name) }.map(\.id)
-        var starting: [LoadedPlugin] = []
-        for plugin in plugins {
-            guard let lane = current[plugin.name] else {
-                starting.append(plugin)
-                continue
+            let wanted = Set(plugins.map(\.name))
+            plan.removed = running.values.filter { !wanted.contains($0.plugin.name) }.map(\.id)
+            state.active.removeAll { plan.removed.contains($0.id) }
+            for plugin in plugins {
+                if let lane = running[plugin.name] {
+                    if lane.plugin.configuration == plugin.configuration { continue }
+                    let successor = Self.install(
+                        plugin,
+                        in: &state,
+                        view: view,
+                        editor: routeEditor,
+                        logger: logger,
+                        options: options,
+                        held: true
+                    )
+                    plan.changed.append((lane.id, successor.id))
+                } else {
+                    let lane = Self.install(
+                        plugin,
+                        in: &state,
+                        view: view,
+                        editor: routeEditor,
+                        logger: logger,
+                        options: options,
+                        held: true
+                    )
+                    plan.added.append(lane.id)
+                }
             }
-            if lane.plugin.configuration == plugin.configuration { continue }
+            return plan
+        }
+    }
+
+    /// Finishes a reload ``prepareReload(_:)`` staged: asks each changed plugin to adopt its new
+    /// table (one that does keeps its lane, and the events its successor queued meanwhile follow
+    /// its own), drains and stops the removed and the replaced ones, then starts the new ones and
+    /// lets their queued events through.
+    public func reload(_ plan: Reload) async {
+        var retiring = plan.removed
+        var starting = plan.added
+        for (runningID, successorID) in plan.changed {
+            let lanes = state.withLock { state in (state.lanes[runningID], state.lanes[successorID]) }
+            guard let lane = lanes.0, let successor = lanes.1 else { continue }
             let adopted = Flag()
             await lifecycle("reload", lane) {
-                if try await lane.plugin.plugin.reload(configuration: plugin.configuration, context: lane.context) {
+                if try await lane.plugin.plugin.reload(
+                    configuration: successor.plugin.configuration,
+                    context: lane.context
+                ) {
                     adopted.set()
                 }
             }
-            if !adopted.isSet {
-                retiring.append(lane.id)
-                starting.append(plugin)
+            if adopted.isSet {
+                adopt(successor: successorID, into: runningID)
+            } else {
+                // The successor has received the plugin's events since prepareReload.
+                retiring.append(runningID)
+                starting.append(successorID)
             }
         }
-        // Detach the old lanes first so new events go to the replacements.
-        state.withLock { state in state.active.removeAll { retiring.contains($0.id) } }
         await retire(retiring)
-        let added = state.withLock { state in
-            starting.map {
-                Self.install($0, in: &state, view: view, editor: routeEditor, logger: logger, options: options)
-            }
-        }
-        for lane in added {
+        for id in starting {
+            guard let lane = state.withLock({ $0.lanes[id] }) else { continue }
             await lifecycle("start", lane) { try await lane.plugin.plugin.start(context: lane.context) }
+            release(id)
         }
         logger.info(
             "plugins reloaded",
             metadata: [
-                "started": "\(added.map(\.plugin.name))", "stopped": "\(retiring.count)", "running": "\(pluginNames)",
+                "started": "\(starting.count)", "stopped": "\(retiring.count)", "running": "\(pluginNames)",
             ]
         )
+    }
+
+    /// Holds every running plugin's deliveries until ``startAll()`` has called its `start`:
+    /// events delivered meanwhile queue (bounded) instead of reaching a plugin not started yet.
+    /// For a caller that delivers while another task runs ``startAll()``.
+    public func holdUntilStarted() {
+        state.withLock { state in
+            for entry in state.active { state.lanes[entry.id]?.queues.hold() }
+        }
     }
 
     /// Calls every plugin's `reopen` (SIGHUP: log rotation), each within the timeout.
@@ -364,6 +438,51 @@ public final class PluginRunner: Sendable {
         }
     }
 
+    /// Lets a held lane's queued events through: a worker per subject that has some.
+    private func release(_ id: UInt64) {
+        let subjects = state.withLock { state -> [String] in
+            guard var lane = state.lanes[id], lane.queues.held else { return [] }
+            let subjects = lane.queues.release()
+            state.lanes[id] = lane
+            return subjects
+        }
+        for subject in subjects { spawnWorker(lane: id, subject: subject) }
+    }
+
+    /// The running plugin of lane `runningID` adopted the table of its held `successorID`: it
+    /// takes the new table and the events queued for the successor, behind its own, and the
+    /// successor goes.
+    private func adopt(successor successorID: UInt64, into runningID: UInt64) {
+        let (drops, start, name) = state.withLock { state -> ([PluginQueues.Drop], [String], String) in
+            guard var lane = state.lanes[runningID], let successor = state.lanes.removeValue(forKey: successorID)
+            else { return ([], [], "") }
+            var queued = successor.queues
+            // The next reload compares against the table the plugin now runs with.
+            lane.plugin.configuration = successor.plugin.configuration
+            lane.statistics = Self.merge(lane.statistics, successor.statistics)
+            var drops: [PluginQueues.Drop] = []
+            var start: Set<String> = []
+            for event in queued.takeAll() {
+                let (dropped, startWorker) = lane.queues.enqueue(event)
+                drops += dropped
+                if startWorker { start.insert(event.subject) }
+            }
+            for drop in drops {
+                switch drop {
+                case .obsolete: lane.statistics.droppedObsolete += 1
+                case .overflow: lane.statistics.droppedOverflow += 1
+                }
+            }
+            state.lanes[runningID] = lane
+            if let index = state.active.firstIndex(where: { $0.id == successorID }) {
+                state.active[index].id = runningID
+            }
+            return (drops, start.sorted(), lane.plugin.name)
+        }
+        for drop in drops { log(drop, plugin: name) }
+        for subject in start { spawnWorker(lane: runningID, subject: subject) }
+    }
+
     // MARK: - Lifecycle
 
     @discardableResult
@@ -373,7 +492,8 @@ public final class PluginRunner: Sendable {
         view: PluginStateView,
         editor: (any RouteEditor)?,
         logger: Logger,
-        options: Options
+        options: Options,
+        held: Bool = false
     ) -> Lane {
         state.lastID += 1
         let context = PluginContext(
@@ -383,12 +503,9 @@ public final class PluginRunner: Sendable {
             capabilities: plugin.capabilities,
             routeEditor: plugin.capabilities.contains(.routeEditing) ? editor : nil
         )
-        let lane = Lane(
-            id: state.lastID,
-            plugin: plugin,
-            queues: PluginQueues(dropsObsolete: !plugin.receivesObsoleteEvents, limit: options.maxQueuedPerSubject),
-            context: context
-        )
+        var queues = PluginQueues(dropsObsolete: !plugin.receivesObsoleteEvents, limit: options.maxQueuedPerSubject)
+        if held { queues.hold() }
+        let lane = Lane(id: state.lastID, plugin: plugin, queues: queues, context: context)
         state.lanes[lane.id] = lane
         state.active.removeAll { $0.name == plugin.name }
         state.active.append((plugin.name, lane.id))
@@ -399,9 +516,14 @@ public final class PluginRunner: Sendable {
     /// removes them.
     private func retire(_ ids: [UInt64]) async {
         guard !ids.isEmpty else { return }
+        // A lane still held never started: nothing delivers its queue, so there is no draining to
+        // wait for (its events are dropped and counted below).
+        let draining = state.withLock { state in Set(ids.filter { state.lanes[$0]?.queues.held == false }) }
         // Bounded: a lane stuck behind a hung call never drains. (A waiter left behind is
         // resumed once the lanes are gone, below.)
-        _ = await TimedCall.run(timeout: options.drainTimeout) { await self.waitUntilIdle(lanes: Set(ids)) }
+        if !draining.isEmpty {
+            _ = await TimedCall.run(timeout: options.drainTimeout) { await self.waitUntilIdle(lanes: draining) }
+        }
         for id in ids {
             let retiring = state.withLock { state -> (Lane, Int)? in
                 guard var lane = state.lanes[id] else { return nil }

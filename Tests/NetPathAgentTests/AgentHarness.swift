@@ -24,10 +24,15 @@ final class AgentHarness: @unchecked Sendable {
         """
     }
 
-    /// Starts the agent in `namespace` with `config` (a `hooks_dir` line is added).
-    init(namespace: NetworkNamespace, config: String, environment: [String: String] = [:], arguments: [String] = [])
-        async throws
-    {
+    /// Starts the agent in `namespace` with `config` (a `hooks_dir` line is added), and with
+    /// `extraHooks` (name: script) in its hooks directory beside `10-record`.
+    init(
+        namespace: NetworkNamespace,
+        config: String,
+        environment: [String: String] = [:],
+        arguments: [String] = [],
+        extraHooks: [String: String] = [:]
+    ) async throws {
         directory = try ScratchDirectory.make("np-agent")
         hooks = directory.appendingPathComponent("hooks.d")
         try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
@@ -37,6 +42,11 @@ final class AgentHarness: @unchecked Sendable {
         let hook = hooks.appendingPathComponent("10-record")
         try Self.recordingHook(log: hookLog.path).write(to: hook, atomically: true, encoding: .utf8)
         chmod(hook.path, 0o755)
+        for (name, script) in extraHooks {
+            let extra = hooks.appendingPathComponent(name)
+            try script.write(to: extra, atomically: true, encoding: .utf8)
+            chmod(extra.path, 0o755)
+        }
         socketPath = directory.appendingPathComponent("run/netpathd.sock").path
         configFile = directory.appendingPathComponent("netpath.toml")
         try Self.config(config, hooks: hooks.path).write(to: configFile, atomically: true, encoding: .utf8)

@@ -116,4 +116,84 @@ struct PluginIsolationTests {
             _ = try? await running.value
         }
     }
+
+    @Test("a plugin whose start takes long holds up no hook; its events wait for its start")
+    func slowStartHoldsUpNothing() async throws {
+        try await NetworkNamespace.with(["slowstart", "peer"]) { namespaces in
+            try AgentLifecycleTests.uplink(namespaces)
+            try await Self.slowStartScenario(host: namespaces[0], peer: namespaces[1])
+        }
+    }
+
+    static func slowStartScenario(host: NetworkNamespace, peer: NetworkNamespace) async throws {
+        let dir = try ScratchDirectory.make("np-slowstart")
+        let hooks = dir.appendingPathComponent("hooks.d")
+        try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
+        chmod(hooks.path, 0o755)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let hookLog = dir.appendingPathComponent("hook.log")
+        let hook = hooks.appendingPathComponent("10-record")
+        try AgentHarness.recordingHook(log: hookLog.path).write(to: hook, atomically: true, encoding: .utf8)
+        chmod(hook.path, 0o755)
+        let config = dir.appendingPathComponent("netpath.toml")
+        try """
+        [agent]
+        hooks_dir = "\(hooks.path)"
+
+        [[rule]]
+        name = "everyone"
+        on = ["carrier-down"]
+        run = ["10-record"]
+        plugins = ["starter"]
+        """.write(to: config, atomically: true, encoding: .utf8)
+
+        // The plugin's start waits until the test lets it go (well within the runner's 10 s).
+        let (calls, call) = AsyncStream.makeStream(of: String.self)
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        var registry = PluginRegistry()
+        registry.register(name: "starter") { _ in
+            ClosurePlugin(
+                start: { _ in
+                    call.yield("start")
+                    for await _ in gate { break }
+                    call.yield("started")
+                },
+                handler: { event, _ in call.yield("\(event.name) \(event.interface ?? "-")") }
+            )
+        }
+        let agent = try Agent(
+            options: AgentOptions(
+                configPath: config.path,
+                namespace: host.name,
+                controlSocketPath: dir.appendingPathComponent("agent.sock").path,
+                logger: Logger(label: "test.slowstart")
+            ),
+            plugins: registry
+        )
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: agent)], logger: Logger(label: "test.group"))
+        )
+        let running = Task { try await group.run() }
+        defer { running.cancel() }
+        let seen = Recorder<String>()
+        await seen.record(calls)
+        _ = try await seen.next("the plugin's start", timeout: .seconds(15)) { $0 == "start" }
+
+        let unplugged = ContinuousClock.now
+        try peer.ip("link", "set", "up0p", "down")
+        let deadline = unplugged + .seconds(5)
+        while !(((try? String(contentsOf: hookLog, encoding: .utf8)) ?? "").contains("everyone carrier-down up0 0")) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the hook did not run during the start") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let latency = ContinuousClock.now - unplugged
+        #expect(latency < .seconds(2), "the hook waited \(latency) for the plugin's start")
+        #expect(await seen.all == ["start"], "the plugin got an event before its start returned")
+
+        open.yield()
+        _ = try await seen.next("the start's end") { $0 == "started" }
+        _ = try await seen.next("the event, after the start") { $0 == "carrier-down up0" }
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+    }
 }

@@ -223,4 +223,35 @@ import Testing
         _ = settler.receive(steps.flatMap { $0 }, at: at(0))
         #expect(settler.tick(at: at(1000)).isEmpty)
     }
+
+    @Test func aBurstHoldsAtMostItsLimitAndStillEmitsTheNetChange() {
+        let up = StateFixtures.state(StateFixtures.wired())
+        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let mtu = StateFixtures.state(StateFixtures.wired(mtu: 9000))
+        let (startup, steps) = transitions(
+            [up] + Array(repeating: [down, up], count: 500).flatMap { $0 } + [down, mtu]
+        )
+        var settler = Settler(window: .seconds(2), maximumHold: .seconds(3600))
+        _ = settler.receive(startup, at: at(0))
+        for (i, step) in steps.enumerated() { #expect(settler.receive(step, at: at(1 + i)).isEmpty) }
+        // Two subjects held (the interface, the policy): each within the limit.
+        #expect(settler.heldEvents <= 2 * Settler.maximumHeldEvents, "\(settler.heldEvents) events held")
+        let flushed = settler.flush()
+        #expect(names(flushed) == ["interface:2 changed"], "1,000 flaps then an MTU change: one net change")
+        #expect(flushed.first?.changes == ["mtu"])
+    }
+
+    @Test func anUnknownBaselineBurstPastItsLimitKeepsEachPiecesLastEvent() {
+        let up = StateFixtures.state(StateFixtures.wired())
+        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let (_, steps) = transitions([up] + Array(repeating: [down, up], count: 100).flatMap { $0 } + [down])
+        var settler = Settler(window: .seconds(1))
+        let interface = steps.flatMap { $0 }.filter { $0.scope == .interface }
+        _ = settler.receive(interface, at: at(0))
+        let flushed = settler.flush()
+        #expect(flushed.count <= Settler.maximumHeldEvents)
+        // Emitted unchanged (no baseline), so the last of each piece is the final state.
+        #expect(flushed.last { $0.name == .carrierUp || $0.name == .carrierDown }?.name == .carrierDown)
+        #expect(flushed.last { $0.name == .up || $0.name == .down }?.name == .down)
+    }
 }

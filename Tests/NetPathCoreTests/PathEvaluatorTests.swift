@@ -357,7 +357,6 @@ struct PathEvaluatorTests {
     }
 
     @Test(arguments: [
-        SystemState.TargetReachability(addresses: [], routes: []),
         SystemState.TargetReachability(addresses: ["203.0.113.7"], routes: []),
         SystemState.TargetReachability(
             addresses: ["2001:db8:ffff::7"],
@@ -372,11 +371,41 @@ struct PathEvaluatorTests {
         #expect(path.unsatisfiedReason == .targetUnreachable)
     }
 
-    @Test func targetMissingFromTheStateIsUnreachable() {
-        let path = PathEvaluator(policy: PathPolicy(target: "vpn.example.org")).path(
-            for: targetState([Sample.eth0()], nil)
+    @Test(arguments: [
+        (SystemState.TargetReachability(addresses: [], routes: [], resolution: .pending), "is still being looked up"),
+        (
+            SystemState.TargetReachability(
+                addresses: [],
+                routes: [.init(interfaceIndex: 2, prefixLength: 0)],
+                resolution: .failed(reason: "Temporary failure in name resolution")
+            ), "unresolved: Temporary failure in name resolution"
+        ),
+        // Traces recorded before resolution was kept: no address meant a failed lookup.
+        (SystemState.TargetReachability(addresses: [], routes: []), "unresolved: no address"),
+        (nil, "is still being looked up"),
+    ])
+    func unresolvedTargetIsUnsatisfiedTargetUnresolvedAndExplainSaysWhy(
+        _ reach: SystemState.TargetReachability?,
+        detail: String
+    ) {
+        let e = PathEvaluator(policy: PathPolicy(target: "vpn.example.org")).evaluate(
+            targetState([Sample.eth0()], reach)
         )
-        #expect(path.unsatisfiedReason == .targetUnreachable)
+        #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .targetUnresolved)
+        #expect(outcome(e, "eth0") == .rejected(.targetUnresolved))
+        let verdict = e.verdicts.first { $0.interface.name == "eth0" }
+        #expect(verdict?.detail.hasPrefix("target vpn.example.org is unresolved") == true, "\(verdict?.detail ?? "-")")
+        #expect(verdict?.detail.contains(detail) == true, "\(verdict?.detail ?? "-")")
+    }
+
+    @Test func unresolvedTargetsFailureWithControlCharactersIsEscapedInTheDetail() {
+        let reach = SystemState.TargetReachability(addresses: [], routes: [], resolution: .failed(reason: "bad\nline"))
+        let e = PathEvaluator(policy: PathPolicy(target: "vpn.example.org")).evaluate(
+            targetState([Sample.eth0()], reach)
+        )
+        let detail = e.verdicts.first { $0.interface.name == "eth0" }?.detail ?? ""
+        #expect(!detail.contains("\n") && detail.hasSuffix(#"bad\nline"#), "\(detail)")
     }
 
     @Test func emptyTargetMeansNoTarget() {

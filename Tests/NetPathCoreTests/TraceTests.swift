@@ -153,6 +153,36 @@ struct TraceTests {
         )
     }
 
+    @Test(
+        "a target's resolution round-trips; an older trace's empty addresses read as a failed lookup; a bad one is named"
+    )
+    func targetResolution() throws {
+        for resolution in [
+            SystemState.TargetReachability.Resolution.pending, .failed(reason: "Temporary failure in name resolution"),
+        ] {
+            let state = SystemState(targets: ["vpn": .init(addresses: [], routes: [], resolution: resolution)])
+            let line = try JSONCoding.line(Trace.Record(time: Date(), state: state))
+            let contents = try Self.parse("\(Self.header)\n\(line)\n").get()
+            #expect(contents.records.first?.state.targets["vpn"]?.resolution == resolution, "\(line)")
+        }
+        let resolved = SystemState(targets: ["vpn": .init(addresses: ["192.0.2.7"], routes: [])])
+        let encoded = try JSONCoding.line(resolved)
+        #expect(!encoded.contains("resolution"), "a resolved target is written as before: \(encoded)")
+
+        let old = #"{"interfaces":[],"targets":{"vpn":{"addresses":[],"routes":[]}}}"#
+        let contents = try Self.parse("\(Self.header)\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":\(old)}\n").get()
+        #expect(contents.records.first?.state.targets["vpn"]?.resolution == .failed(reason: "no address"))
+
+        let bad = #"{"interfaces":[],"targets":{"vpn":{"addresses":[],"routes":[],"resolution":"later\n"}}}"#
+        let error = try Self.error("\(Self.header)\n{\"time\":\"2026-01-01T00:00:00Z\",\"state\":\(bad)}\n")
+        #expect(error.line == 2)
+        #expect(
+            error.message
+                == #"state.targets.vpn.resolution: expected "resolved", "pending" or "failed", found "later\n""#,
+            "\(error.message)"
+        )
+    }
+
     @Test("the largest valid values still parse")
     func boundaries() throws {
         let interfaces =

@@ -68,4 +68,45 @@ struct SubjectQueuesTests {
         #expect(queues.enqueue(Events.path(.satisfied, primary: "eth0"), targets: Self.target).startWorker)
         #expect(queues.queued == 3)
     }
+
+    @Test(
+        "an interface added and removed 1,000 times while its hook runs queues at most the limit; the final state stays"
+    )
+    func boundedWithTheFinalState() {
+        var queues = SubjectQueues(limit: 8)
+        let subject = Events.interface(.added, "eth0").subject
+        _ = queues.enqueue(Events.interface(.added, "eth0"), targets: Self.target)
+        _ = queues.take(subject)  // running: its hook hangs
+        // A lone carrier-down, early: no later event reports carrier, so it must survive.
+        _ = queues.enqueue(Events.interface(.carrierDown, "eth0"), targets: Self.target)
+        var overflowed = 0
+        for round in 0..<1000 {
+            for name in [Event.Name.removed, .added] where !(round == 999 && name == .added) {
+                let drops = queues.enqueue(Events.interface(name, "eth0"), targets: Self.target).drops
+                #expect(drops.allSatisfy { $0.supersededBy == nil && $0.job.event.reportedState == "presence" })
+                overflowed += drops.count
+            }
+        }
+        #expect(queues.queued == 8)
+        #expect(queues.pending == 9, "the running job and the queue")
+        #expect(overflowed == 1 + 1999 - 8)
+        var names: [Event.Name] = []
+        while let job = queues.take(subject) {
+            names.append(job.event.name)
+            queues.finish()
+        }
+        #expect(names.first == .carrierDown)
+        #expect(names.last == .removed, "the final state: removed")
+        #expect(queues.pending == 1)
+    }
+
+    @Test("when nothing queued is reported again, the oldest goes")
+    func overflowWithoutRepeatsDropsTheOldest() {
+        var queues = SubjectQueues(limit: 2)
+        let events = [Event.Name.added, .carrierUp, .up].map { Events.interface($0, "eth0") }
+        var drops: [SubjectQueues.Drop] = []
+        for event in events { drops += queues.enqueue(event, targets: Self.target).drops }
+        #expect(drops.map(\.job.event.name) == [.added])
+        #expect(drops.first?.reason == "too many events of it queued while its hooks were busy")
+    }
 }

@@ -228,6 +228,80 @@ struct PluginRunnerTests {
         #expect(drop.events.isEmpty)
         #expect(added.events.count == 1)
     }
+
+    @Test("held until started: events delivered while start runs wait for it, then arrive in order")
+    func heldUntilStarted() async throws {
+        let received = Received()
+        let gate = Gate()
+        let runner = PluginRunner(
+            plugins: [LoadedPlugin(name: "slow-start", plugin: GatedPlugin(received: received, startGate: gate))],
+            logger: Self.logger
+        )
+        runner.holdUntilStarted()
+        let starting = Task { await runner.startAll() }
+        let events = (0..<3).map { Events.interface(.changed, index: 2, $0) } + [Events.path(.satisfied)]
+        for event in events { runner.deliver(event, to: ["slow-start"]) }
+        try await received.waitForLifecycle("start")
+        // A call still held is queued work: the runner is not idle, and nothing was delivered.
+        let idle = Task { await runner.waitUntilIdle() }
+        #expect(received.events.isEmpty, "delivered before start returned: \(received.events.map(\.name))")
+        #expect(runner.statistics["slow-start"]?.queued == 2, "the interface's changes merged, the path's kept")
+        await gate.open()
+        await starting.value
+        await idle.value
+        #expect(received.lifecycleCalls == ["start", "started"])
+        #expect(received.events.map(\.subject).sorted() == [events[0].subject, events[3].subject].sorted())
+        #expect(received.events.first { $0.scope == .interface }?.changes == ["mtu"])
+    }
+
+    @Test(
+        "a staged reload routes events at once: to a new plugin after its start, to an adopting one after its own, none to a removed one",
+        arguments: [true, false]
+    )
+    func stagedReload(adopts: Bool) async throws {
+        let changing = Received(), added = Received(), removed = Received()
+        func table(_ text: String) -> PluginConfiguration {
+            PluginConfiguration(name: "changing", table: try! ConfigurationLoaderShim.table(text), file: "netpath.toml")
+        }
+        var before = LoadedPlugin(name: "changing", plugin: GatedPlugin(received: changing, adopts: adopts))
+        before.configuration = table("setting = 1")
+        let runner = PluginRunner(
+            plugins: [before, LoadedPlugin(name: "removed", plugin: GatedPlugin(received: removed))],
+            logger: Self.logger
+        )
+        await runner.startAll()
+        let gate = Gate()
+        var after = LoadedPlugin(name: "changing", plugin: GatedPlugin(received: changing, adopts: adopts))
+        after.configuration = table("setting = 2")
+        let plan = runner.prepareReload([
+            after, LoadedPlugin(name: "added", plugin: GatedPlugin(received: added, startGate: gate)),
+        ])
+        // Routed by the new configuration from here on, before any plugin was asked anything.
+        #expect(runner.pluginNames == ["changing", "added"])
+        let event = Events.path(.satisfied)
+        runner.deliver(event, to: ["changing", "added", "removed"])
+        let reloading = Task { await runner.reload(plan) }
+        try await added.waitForLifecycle("start")
+        #expect(added.events.isEmpty, "delivered before its start returned")
+        await gate.open()
+        await reloading.value
+        await runner.waitUntilIdle()
+        #expect(removed.lifecycleCalls == ["start", "started", "stop"])
+        #expect(removed.events.isEmpty)
+        #expect(added.lifecycleCalls == ["start", "started"])
+        #expect(added.events == [event])
+        #expect(changing.events == [event], "exactly once, to whichever instance handles the plugin now")
+        if adopts {
+            #expect(changing.lifecycleCalls == ["start", "started", "reload: adopted"])
+            // The adopted table is the one in force: the same configuration again changes nothing.
+            var again = LoadedPlugin(name: "changing", plugin: GatedPlugin(received: changing, adopts: adopts))
+            again.configuration = table("setting = 2")
+            await runner.reload([again, LoadedPlugin(name: "added", plugin: GatedPlugin(received: added))])
+            #expect(changing.lifecycleCalls == ["start", "started", "reload: adopted"])
+        } else {
+            #expect(changing.lifecycleCalls == ["start", "started", "reload: declined", "stop", "start", "started"])
+        }
+    }
 }
 
 /// A one-shot barrier for tests.

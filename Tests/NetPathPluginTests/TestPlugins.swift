@@ -127,3 +127,53 @@ enum Events {
         )
     }
 }
+
+/// A recording plugin whose `start` waits for a gate, and whose `reload` adopts or declines:
+/// for lifecycle work that a caller runs beside its deliveries.
+struct GatedPlugin: Plugin {
+    static let name = "gated"
+
+    let received: Received
+    let startGate: Gate?
+    let adopts: Bool
+
+    init(received: Received, startGate: Gate? = nil, adopts: Bool = false) {
+        self.received = received
+        self.startGate = startGate
+        self.adopts = adopts
+    }
+
+    init(configuration: PluginConfiguration) {
+        self.init(received: Received())
+    }
+
+    func handle(_ event: Event, context: PluginContext) async throws {
+        received.record(event, context: context)
+    }
+
+    func start(context: PluginContext) async throws {
+        received.lifecycle("start")
+        await startGate?.wait()
+        received.lifecycle("started")
+    }
+
+    func stop(context: PluginContext) async throws { received.lifecycle("stop") }
+
+    func reload(configuration: PluginConfiguration, context: PluginContext) async throws -> Bool {
+        received.lifecycle(adopts ? "reload: adopted" : "reload: declined")
+        return adopts
+    }
+}
+
+extension Received {
+    /// Waits until a lifecycle call named `what` was recorded, polling every 5 ms.
+    func waitForLifecycle(_ what: String, timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !lifecycleCalls.contains(what) {
+            if ContinuousClock.now >= deadline {
+                throw TestFailure("timed out after \(timeout) waiting for \(what); calls: \(lifecycleCalls)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
