@@ -6,7 +6,7 @@ import Synchronization
 
 /// `NWPathMonitor` for Swift on Linux: the network path one policy sees, now and as it changes.
 ///
-/// Three ways to receive paths, usable together:
+/// Four ways to receive paths, usable together:
 ///
 /// ```swift
 /// // 1. An async sequence: starts when iterated, stops when the loop ends or its task is cancelled.
@@ -21,7 +21,10 @@ import Synchronization
 /// print(monitor.currentPath!.status)      // known as soon as start returns
 /// monitor.cancel()
 ///
-/// // 3. A notification, for code that prefers NotificationCenter.
+/// // 3. A delegate (``PathMonitorDelegate``), called on the same queue after the handler.
+/// monitor.delegate = connectionManager
+///
+/// // 4. A notification, for code that prefers NotificationCenter.
 /// NotificationCenter.default.addObserver(forName: PathMonitor.pathDidChangeNotification, object: nil, queue: nil) {
 ///     print($0.networkPath?.status as Any)
 /// }
@@ -61,6 +64,11 @@ public final class PathMonitor: Sendable {
     /// The shared monitor ignores ``cancel()``.
     let isShared: Bool
     let logger: Logger
+    let delegateReference = Mutex(DelegateReference())
+
+    struct DelegateReference {
+        weak var delegate: (any PathMonitorDelegate)?
+    }
 
     /// A monitor for `policy`, fed by `source`.
     ///
@@ -141,9 +149,11 @@ public final class PathMonitor: Sendable {
         driver = MonitorDriver(
             subscribe: { sink in try source.subscribe(to: policy, sink: sink) },
             announce: { path in
+                let monitor = box.monitor
+                if let monitor, let delegate = monitor.delegate { delegate.pathMonitor(monitor, didUpdate: path) }
                 notificationCenter.post(
                     name: Self.pathDidChangeNotification,
-                    object: box.monitor,
+                    object: monitor,
                     userInfo: [Self.pathUserInfoKey: path]
                 )
             }
