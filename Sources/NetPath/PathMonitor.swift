@@ -161,18 +161,27 @@ public final class PathMonitor: Sendable {
         box.monitor = self
     }
 
-    /// One process-wide monitor of the default policy on ``KernelPathSource/shared``, started on
-    /// first use with its own serial queue. Its ``cancel()`` does nothing: code that shares it
-    /// cannot stop it for the others. It posts ``pathDidChangeNotification`` on
-    /// `NotificationCenter.default`.
+    /// One process-wide monitor of the `default` policy, started on first use with its own serial
+    /// queue. Its ``cancel()`` does nothing: code that shares it cannot stop it for the others. It
+    /// posts ``pathDidChangeNotification`` on `NotificationCenter.default`.
+    ///
+    /// It follows the running netpathd when this process can use its control socket
+    /// (``AgentPathSource/configuredSocketPath()``): the agent's `default` policy with the
+    /// administrator's interface overrides (types, metered, constrained), the same path for every
+    /// program on the box. Otherwise — no agent, a socket this process may not use, no `default`
+    /// policy — it evaluates the kernel's state itself (``KernelPathSource/shared``). Each path's
+    /// ``NetworkPath/origin`` says which; if the agent stops, the monitor carries on from the
+    /// kernel, and says so in the next path's origin.
     ///
     /// ```swift
     /// if PathMonitor.shared.currentPath?.isExpensive == true { deferBackups() }
+    /// print(PathMonitor.shared.currentPath?.origin == .agent ? "netpathd decides" : "evaluated here")
     /// ```
     public static let shared: PathMonitor = {
         let monitor = PathMonitor(
             policy: .default,
-            source: KernelPathSource.shared,
+            // A short reply deadline: a stuck agent delays the first use by this, then the kernel answers.
+            source: AgentOrKernelPathSource(agent: AgentPathSource(replyTimeout: .seconds(2)), kernel: .shared),
             notificationCenter: .default,
             logger: Logger(label: "netpath.monitor"),
             isShared: true
