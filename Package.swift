@@ -6,6 +6,7 @@
 //   4  NetPathAgent               the agent as a library: main loop, control server, notify, metrics
 //      ShippedPlugins             the plugins under Plugins/, as netpathd and netpathctl register them
 //      NetPathTesting             a scriptable fake path source for tests (product)
+//      Network                    Apple's NWPathMonitor, NWPath, NWInterface names on Linux (product)
 //   3  NetPath                    the library product: PathMonitor, HostMonitor, sources; re-exports the model
 //      NetPathDispatch            hooks: discovery, trust, invocation contract, per-subject dispatch
 //      RouteMetricsPlugin, EventLogPlugin   (Plugins/*)
@@ -24,7 +25,7 @@
 //   RouteMetricsPlugin → Core, Plugin       EventLogPlugin → Core, Config, Plugin
 //   NetPathAgent → Core, Config, Control, Linux, Plugin, Dispatch
 //   ShippedPlugins → Plugin, RouteMetricsPlugin, EventLogPlugin
-//   NetPathTesting → Core, NetPath
+//   NetPathTesting → Core, NetPath          Network → NetPath
 //   netpathctl → Core, Config, Control, Linux, Plugin, Dispatch, ShippedPlugins
 //   netpathd → Core, Config, Control, Plugin, Agent, ShippedPlugins
 // A test (Tests/CLITests/PackageLayeringTests.swift) checks these edges against Package.swift and every
@@ -37,6 +38,10 @@ let package = Package(
     products: [
         .library(name: "NetPath", targets: ["NetPath"]),
         .library(name: "NetPathTesting", targets: ["NetPathTesting"]),
+        // Code written for Apple's Network framework (NWPathMonitor) builds unchanged on Linux. On
+        // Apple platforms it is empty: depend on it with `condition: .when(platforms: [.linux])`,
+        // so that `import Network` finds Apple's framework there.
+        .library(name: "Network", targets: ["Network"]),
         .executable(name: "netpathd", targets: ["netpathd"]),
         .executable(name: "netpathctl", targets: ["netpathctl"]),
     ],
@@ -131,6 +136,7 @@ let package = Package(
             name: "NetPathTesting",
             dependencies: ["NetPathCore", "NetPath"]
         ),
+        .target(name: "Network", dependencies: ["NetPath"]),
         .executableTarget(
             name: "netpathctl",
             dependencies: [
@@ -214,6 +220,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
+        .testTarget(name: "NetworkTests", dependencies: ["Network", "NetPathTesting", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
