@@ -192,6 +192,13 @@ let package = Package(
             dependencies: ["NetPath"],
             path: "Examples/PathMonitorExample"
         ),
+        // Apple's NWPathMonitor through the Network product: `swift run network-monitor-example`;
+        // `make bench` measures its latency and the memory a monitor adds (bench/library.py).
+        .executableTarget(
+            name: "network-monitor-example",
+            dependencies: ["Network"],
+            path: "Examples/NetworkMonitorExample"
+        ),
         // Namespaces, processes and bounded waits shared by the integration tests.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
