@@ -46,7 +46,7 @@ package final class AgentOrKernelPathSource: PathSource {
         } catch {
             subscription = try kernel.subscribe(to: policy, sink: relay.forwarding(to: sink))
         }
-        _ = relay.replace(with: subscription)
+        relay.adopt(subscription)
         return SourceSubscription(initialValue: subscription.initialValue) { relay.cancel() }
     }
 
@@ -66,6 +66,18 @@ package final class AgentOrKernelPathSource: PathSource {
             }
             if !accepted { subscription.cancel() }
             return accepted
+        }
+
+        /// Makes the first subscription the one in use, unless the agent already stopped while it
+        /// was being made and the kernel's replaced it (that one is newer), or the outer one was
+        /// cancelled.
+        func adopt(_ subscription: SourceSubscription<NetworkPath>) {
+            let adopted = state.withLock { state -> Bool in
+                guard !state.cancelled, state.current == nil else { return false }
+                state.current = subscription
+                return true
+            }
+            if !adopted { subscription.cancel() }
         }
 
         func forwarding(to sink: SourceSink<NetworkPath>) -> SourceSink<NetworkPath> {
