@@ -13,10 +13,16 @@ import Synchronization
 ///     let uploader = Uploader(monitor: PathMonitor(policy: .default, source: network))
 ///     uploader.start()
 ///     try await network.waitForSubscribers(1)
-///     network.send(.satisfied(via: .cellular("wwan0")))
+///     try await network.deliver(.satisfied(via: .cellular("wwan0")))   // returns once it was handled
+///     #expect(uploader.isPaused)
 ///     try await network.play([.wait(.milliseconds(50)), .path(.unsatisfied(.noInterface))])
 /// }
 /// ```
+///
+/// ``deliver(_:timeout:)-(NetworkPath,_)`` and ``waitForDelivery(timeout:)`` await the code under
+/// test: they return once every monitor subscribed has handled what was sent (its handler
+/// returned, or its iteration came back for the next value), so a test asserts right after,
+/// without polling.
 ///
 /// Two ways to script paths:
 /// - ``send(_:)-(NetworkPath)`` gives every subscriber exactly that path, whatever its policy;
