@@ -6,6 +6,7 @@
 //   4  NetPathAgent               the agent as a library: main loop, control server, notify, metrics
 //      ShippedPlugins             the plugins under Plugins/, as netpathd and netpathctl register them
 //      NetPathTesting             a scriptable fake path source for tests (product)
+//      Network                    Apple's NWPathMonitor, NWPath, NWInterface names on Linux (product)
 //   3  NetPath                    the library product: PathMonitor, HostMonitor, sources; re-exports the model
 //      NetPathDispatch            hooks: discovery, trust, invocation contract, per-subject dispatch
 //      RouteMetricsPlugin, EventLogPlugin   (Plugins/*)
@@ -24,7 +25,7 @@
 //   RouteMetricsPlugin → Core, Plugin       EventLogPlugin → Core, Config, Plugin
 //   NetPathAgent → Core, Config, Control, Linux, Plugin, Dispatch
 //   ShippedPlugins → Plugin, RouteMetricsPlugin, EventLogPlugin
-//   NetPathTesting → Core, NetPath
+//   NetPathTesting → Core, NetPath          Network → NetPath
 //   netpathctl → Core, Config, Control, Linux, Plugin, Dispatch, ShippedPlugins
 //   netpathd → Core, Config, Control, Plugin, Agent, ShippedPlugins
 // A test (Tests/CLITests/PackageLayeringTests.swift) checks these edges against Package.swift and every
@@ -38,6 +39,10 @@ let package = Package(
     products: [
         .library(name: "NetPath", targets: ["NetPath"]),
         .library(name: "NetPathTesting", targets: ["NetPathTesting"]),
+        // Code written for Apple's Network framework (NWPathMonitor) builds unchanged on Linux. On
+        // Apple platforms it is empty: depend on it with `condition: .when(platforms: [.linux])`,
+        // so that `import Network` finds Apple's framework there.
+        .library(name: "Network", targets: ["Network"]),
         .executable(name: "netpathd", targets: ["netpathd"]),
         .executable(name: "netpathctl", targets: ["netpathctl"]),
     ],
@@ -132,6 +137,7 @@ let package = Package(
             name: "NetPathTesting",
             dependencies: ["NetPathCore", "NetPath"]
         ),
+        .target(name: "Network", dependencies: ["NetPath"]),
         .executableTarget(
             name: "netpathctl",
             dependencies: [
@@ -187,6 +193,13 @@ let package = Package(
             dependencies: ["NetPath"],
             path: "Examples/PathMonitorExample"
         ),
+        // Apple's NWPathMonitor through the Network product: `swift run network-monitor-example`;
+        // `make bench` measures its latency and the memory a monitor adds (bench/library.py).
+        .executableTarget(
+            name: "network-monitor-example",
+            dependencies: ["Network"],
+            path: "Examples/NetworkMonitorExample"
+        ),
         // Namespaces, processes and bounded waits shared by the integration tests.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
@@ -215,6 +228,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
+        .testTarget(name: "NetworkTests", dependencies: ["Network", "NetPathTesting", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

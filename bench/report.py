@@ -16,6 +16,7 @@ END = "<!-- bench/run.sh: generated section ends -->"
 LATENCY_FACTOR = 1.5
 CAUGHT_UP_MS = 100.0
 IDLE_RSS_BYTES = 12_000_000  # "12 MB", read strictly as 10^6 bytes (11.44 MiB)
+HANDLER_WITHIN_US = 500.0  # issue 17: pathUpdateHandler's median within 0.5 ms of ip monitor's
 
 
 def load(results, name):
@@ -83,6 +84,8 @@ def render(results, netpathctl):
     if hooks and not all(n in hooks["listeners"] for n in ("ip monitor | sh", "netplug", "netpathd")):
         hooks = None
     idle = load(results, "idle.json")
+    # bench/library.py (issue 17); absent from results made before it existed.
+    library = load(results, "library.json") if os.path.exists(os.path.join(results, "library.json")) else None
     storm = {"netpathctl monitor": load(results, "storm-netpathctl.json"),
              "ip monitor": load(results, "storm-ip.json")}
     m = machine(netpathctl, results)
@@ -101,6 +104,8 @@ def render(results, netpathctl):
       f"{m['iproute2']}, net.core.rmem_max = {m['rmem_max']}.")
     w("")
     phases = [("latency", lat)]
+    if library:
+        phases.append(("library", library["latency"]))
     if hooks:
         phases += [(f"hooks, {name}", per) for name, per in hooks["listeners"].items()]
     phases += [("idle", idle), ("storm, netpathctl", storm["netpathctl monitor"]),
@@ -144,6 +149,17 @@ def render(results, netpathctl):
     ok = rss * 1024 < IDLE_RSS_BYTES
     targets_met &= ok
     w(f"| idle RSS under 12 MB | {rss * 1024 / 1e6:.1f} MB ({mib(rss)}) | {met(ok)} |")
+    if library:
+        # Issue 17: the handler's call (its own stamp) against ip monitor's stamp of the same change.
+        for kind in ("admin", "carrier"):
+            inproc = library["latency"]["kinds"][kind]["in_process"]
+            handler, ip_stamp = inproc["NWPathMonitor: handler called"], inproc["ip monitor: -ts stamp"]
+            diff = handler["median_us"] - ip_stamp["median_us"]
+            ok = diff <= HANDLER_WITHIN_US and handler["missed"] == 0
+            targets_met &= ok
+            w(f"| {kind} toggle: `NWPathMonitor`'s `pathUpdateHandler` called within 0.5 ms of `ip monitor` "
+              f"(medians; issue 17) | {handler['median_us']:.0f} µs vs {ip_stamp['median_us']:.0f} µs "
+              f"({diff:+.0f} µs) | {met(ok)} |")
     if hooks:
         # Issue 4: netpathd's median hook start no later than netplug's, same run, same hook. Like
         # for like (one hook per link change, as netplug) first, then dispatcher mode.
@@ -262,6 +278,34 @@ def render(results, netpathctl):
       f"{mib(s['hwm_before_kib'])}.")
     w("")
 
+    if library:
+        lib, mem = library["latency"], library["memory"]
+        w(f"### The Network module: link change → `NWPathMonitor`'s `pathUpdateHandler` (µs, {lib['count']} "
+          f"toggles per kind; issue 17)")
+        w("")
+        w("| point | admin median / p99 | carrier median / p99 | missed |")
+        w("|---|---|---|---|")
+        rows = [("`ip -ts monitor link`: first line on stdout", "ip monitor"),
+                ("`network-monitor-example --stamp`: first line on stdout", "NWPathMonitor")]
+        for label, name in rows:
+            a, c = lib["kinds"]["admin"][name], lib["kinds"]["carrier"][name]
+            w(f"| {label} | {a['median_us']:.0f} / {a['p99_us']:.0f} | {c['median_us']:.0f} / {c['p99_us']:.0f} | "
+              f"{a['missed'] + c['missed']} |")
+        for name in lib["kinds"]["admin"]["in_process"]:
+            a, c = lib["kinds"]["admin"]["in_process"][name], lib["kinds"]["carrier"]["in_process"][name]
+            w(f"| {name} | {a['median_us']:.0f} / {a['p99_us']:.0f} | {c['median_us']:.0f} / {c['p99_us']:.0f} | "
+              f"{a['missed'] + c['missed']} |")
+        w("")
+        w(f"Memory a monitor adds ({mem['idle_s']:.0f} s idle, same binary, same namespace): "
+          f"**{mem['added_rss_kib'] / 1024:+.1f} MiB VmRSS**.")
+        w("")
+        w("| program | VmRSS | file-backed | anonymous | PSS | threads | CPU while idle |")
+        w("|---|---|---|---|---|---|---|")
+        for name, r in mem["programs"].items():
+            w(f"| `network-monitor-example` {name} | {mib(r['rss_kib'])} | {mib(r['rss_file_kib'])} | "
+              f"{mib(r['rss_anon_kib'])} | {mib(r['pss_kib'])} | {r['threads']} | {r['idle_cpu_ms']:.0f} ms |")
+        w("")
+
     w(f"### Idle ({idle['idle_s']:.0f} s after start, same namespace)")
     w("")
     w("| listener | VmRSS | of which file-backed | anonymous | PSS | CPU while idle |")
@@ -344,6 +388,15 @@ def render(results, netpathctl):
       f"own heap and stacks."
       + (" A row with a label in parentheses is another build of netpathctl, measured beside it "
          "(bench/idle.py --variant)." if any("(" in n for n in idle["listeners"]) else ""))
+    if library:
+        w("- **The Network module.** bench/library.py, on fresh namespaces set up as for the latency phase, with "
+          "the same toggles: `ip -ts monitor link` and `network-monitor-example --stamp` (Examples/"
+          "NetworkMonitorExample: an `NWPathMonitor()` whose `pathUpdateHandler` reads CLOCK_REALTIME first, then "
+          "prints the path) listen at once and are read as in the latency phase. Each toggle makes the path "
+          "unsatisfied or satisfied again, so each is one handler call. The target compares the handler's own "
+          "stamp with ip's. Memory: the same binary with `--no-monitor` (the Network module linked and loaded, "
+          "nothing started) beside one with a started monitor; the difference of VmRSS is what a monitor adds "
+          "(its netlink thread and sockets, the mirrored kernel state, Dispatch's threads).")
     w(f"- Raw JSON of this run: `{results}` (git-ignored).")
     return "\n".join(out) + "\n", targets_met
 

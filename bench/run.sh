@@ -8,7 +8,9 @@
 #   3. the same hook start split by kernel tracepoints (bench/hooktrace.py, needs perf): change →
 #      runner reads the message → forks the hook → hook exec'd → hook's first line;
 #   4. idle RSS;
-#   5. a 100,000-route `ip -batch` storm: CPU, peak RSS, overruns, and when the state caught up.
+#   5. a 100,000-route `ip -batch` storm: CPU, peak RSS, overruns, and when the state caught up;
+#   6. the Network module (issue 17): link change -> NWPathMonitor's pathUpdateHandler beside
+#      `ip monitor`, and the idle RSS a monitor adds to a program (bench/library.py).
 #
 # Prints a markdown summary on stdout and rewrites the generated part of BENCHMARKS.md.
 # Needs root (network namespaces), ip, cc and python3; installs Debian's netplug and linux-perf
@@ -36,12 +38,13 @@ HOOK_TOGGLES=${HOOK_TOGGLES:-200}
 HOOK_GAP_MS=${HOOK_GAP_MS:-40}
 HOOK_TRACE_TOGGLES=${HOOK_TRACE_TOGGLES:-100}
 NETPATHD=$(realpath "$BUILD_DIR/netpathd")
+NETWORK_EXAMPLE=$(realpath "$BUILD_DIR/network-monitor-example")
 
 if [ "$(id -u)" -ne 0 ]; then echo "bench/run.sh: needs root (network namespaces)" >&2; exit 1; fi
 for tool in ip cc python3; do
     command -v "$tool" >/dev/null || { echo "bench/run.sh: $tool is missing" >&2; exit 1; }
 done
-for bin in "$NETPATHCTL" "$NETPATHD"; do
+for bin in "$NETPATHCTL" "$NETPATHD" "$NETWORK_EXAMPLE"; do
     [ -x "$bin" ] || { echo "bench/run.sh: no $bin (make install-build first, or set BUILD_DIR)" >&2; exit 1; }
 done
 # netplug: issue 4's reference hook runner (peers.md), measured beside netpathd.
@@ -84,6 +87,17 @@ run python3 bench/latency.py --ns "$PREFIX-mon" --peer-ns "$PREFIX-peer" --link 
     --out "$RESULTS/latency.json"
 delete_ns "$PREFIX-mon"
 delete_ns "$PREFIX-peer"
+
+echo "== library: NWPathMonitor (the Network module), $TOGGLES admin + $TOGGLES carrier toggles; a monitor's RSS" >&2
+quiet "the library phase"
+new_ns "$PREFIX-lib"
+new_ns "$PREFIX-lib-p"
+add_veth "$PREFIX-lib" "$PREFIX-lib-p"
+run python3 bench/library.py --ns "$PREFIX-lib" --peer-ns "$PREFIX-lib-p" --link npb0 --peer-link npb1 \
+    --example "$NETWORK_EXAMPLE" --toggle "$OUT/toggle" --count "$TOGGLES" --gap-ms "$GAP_MS" \
+    --out "$RESULTS/library.json"
+delete_ns "$PREFIX-lib"
+delete_ns "$PREFIX-lib-p"
 
 echo "== hook start: $HOOK_TOGGLES carrier + $HOOK_TOGGLES admin toggles, ${HOOK_GAP_MS} ms apart, per hook runner" >&2
 quiet "the hook phase"

@@ -19,6 +19,9 @@ import Synchronization
 /// monitor.start(queue: .main)
 /// ```
 ///
+/// Paths that come from the agent have ``NetworkPath/origin`` ``NetworkPath/Origin/agent``; a
+/// ``Fallback/local(_:)`` subscription's paths say ``NetworkPath/Origin/kernel``.
+///
 /// A subscription selects the agent's policy **by name**: only the ``PathPolicy/name`` of the
 /// policy given to `subscribe` (or to ``PathMonitor``) is used, and its other fields are ignored
 /// while the agent answers. The initial value comes from a `status` request; later paths are the
@@ -231,7 +234,9 @@ public final class AgentPathSource: PathSource, Sendable {
                 )
             }
             let registered = state.withLock { state -> (UInt64, NetworkPath)? in
-                for path in report.paths where state.latest[path.policy] == nil { state.latest[path.policy] = path }
+                for path in report.paths where state.latest[path.policy] == nil {
+                    state.latest[path.policy] = path.fromAgent
+                }
                 return state.register(name, sink)
             }
             // Nothing registered: the connection closed while this subscription was being made.
@@ -278,7 +283,10 @@ public final class AgentPathSource: PathSource, Sendable {
         let connection = Connection(client: client)
         state.withLock { state in
             state.connection = connection
-            state.latest = Dictionary(report.paths.map { ($0.policy, $0) }, uniquingKeysWith: { first, _ in first })
+            state.latest = Dictionary(
+                report.paths.map { ($0.policy, $0.fromAgent) },
+                uniquingKeysWith: { first, _ in first }
+            )
         }
         // The reader blocks in recv(2): a thread of its own, off the cooperative pool.
         guard OSThread.detach({ [self] in read(connection) }) else {
@@ -368,7 +376,7 @@ public final class AgentPathSource: PathSource, Sendable {
                 reason: "unreadable path event: \(error)"
             )
         }
-        guard let path = event.path else { return nil }
+        guard let path = event.path?.fromAgent else { return nil }
         let name = event.policy ?? path.policy
         let deliveries = state.withLock { state -> [SourceSink<NetworkPath>] in
             guard state.connection === connection else { return [] }
@@ -591,5 +599,14 @@ public struct AgentPathSourceError: Error, Sendable, CustomStringConvertible {
         default:
             return "talking to netpathd on \(socketPath) failed: \(reason)"
         }
+    }
+}
+
+extension NetworkPath {
+    /// The path as the agent reported it, marked as the agent's.
+    fileprivate var fromAgent: NetworkPath {
+        var path = self
+        path.origin = .agent
+        return path
     }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import NetPathCore
+import Synchronization
 
 /// Per-host reachability: whether the kernel has a route to a host, through which interface and
 /// type, and whether that interface is metered — what `SCNetworkReachability` answered.
@@ -50,6 +51,11 @@ public final class HostMonitor: Sendable {
     public let notificationCenter: NotificationCenter
     let driver: MonitorDriver<HostReachability>
     let logger: Logger
+    let delegateReference = Mutex(DelegateReference())
+
+    struct DelegateReference {
+        weak var delegate: (any HostMonitorDelegate)?
+    }
 
     /// A monitor for `host`.
     ///
@@ -77,9 +83,11 @@ public final class HostMonitor: Sendable {
         driver = MonitorDriver(
             subscribe: { sink in try source.subscribe(toHost: host, sink: sink) },
             announce: { value in
+                let monitor = box.monitor
+                if let monitor, let delegate = monitor.delegate { delegate.hostMonitor(monitor, didUpdate: value) }
                 notificationCenter.post(
                     name: Self.reachabilityDidChangeNotification,
-                    object: box.monitor,
+                    object: monitor,
                     userInfo: [Self.reachabilityUserInfoKey: value]
                 )
             }
@@ -110,6 +118,10 @@ public final class HostMonitor: Sendable {
 
     /// The newest answer this monitor has seen; set by the time ``start(queue:)`` returns. `nil`
     /// before the monitor has been started or iterated.
+    ///
+    /// - Important: after ``cancel()`` (or when the source ended, see ``failure``) it keeps the
+    ///   last answer, which nothing updates any more: check ``isStarted`` before trusting it, or
+    ///   ask afresh with ``reachability(of:source:)``.
     ///
     /// ```swift
     /// monitor.start(queue: .main)

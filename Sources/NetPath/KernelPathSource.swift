@@ -23,7 +23,8 @@ import Synchronization
 /// ```
 ///
 /// Each change is evaluated on one private serial queue, in order, for every subscribed policy;
-/// a subscriber receives a path only when it differs from the last one it received. A policy's
+/// a subscriber receives a path only when it differs from the last one it received. Its paths'
+/// ``NetworkPath/origin`` is ``NetworkPath/Origin/kernel``. A policy's
 /// `target` is resolved with `getaddrinfo` on every change (see ``SystemObserver``); prefer an
 /// address to a name there, or use a ``HostMonitor``, which resolves once per path change.
 ///
@@ -134,7 +135,8 @@ public final class KernelPathSource: PathSource, Sendable {
             // A fresh read on the run's queue: newer than anything delivered before, and every
             // later delivery (also on this queue) is newer still.
             let reading = run.read(includingTable: false)
-            let path = PathEvaluator(policy: policy).path(for: reading.state)
+            var path = PathEvaluator(policy: policy).path(for: reading.state)
+            path.origin = .kernel
             state.withLock { $0.paths[id]?.last = path }
             return path
         }
@@ -200,7 +202,8 @@ public final class KernelPathSource: PathSource, Sendable {
             var deliveries: [(SourceSink<NetworkPath>, NetworkPath)] = []
             for id in state.paths.keys.sorted() {
                 guard var subscriber = state.paths[id], subscriber.last != nil else { continue }
-                let path = subscriber.evaluator.path(for: reading.state)
+                var path = subscriber.evaluator.path(for: reading.state)
+                path.origin = .kernel
                 guard path != subscriber.last else { continue }
                 subscriber.last = path
                 state.paths[id] = subscriber

@@ -74,9 +74,14 @@ final class MonitorDriver<Value: Sendable & Equatable>: Sendable {
             return state.generation
         }
         guard let generation else { return nil }
+        let deliveries = DeliveryCount()
         let sink = SourceSink<Value>(
+            deliveries: deliveries,
             onFinish: { [weak self] error in self?.finished(error, generation: generation) },
-            onValue: { [weak self] value in self?.deliver(value, generation: generation) }
+            onValue: { [weak self] value in
+                guard let self else { return deliveries.handled() }
+                self.deliver(value, generation: generation, deliveries: deliveries)
+            }
         )
         let subscription: SourceSubscription<Value>
         do {
@@ -94,7 +99,9 @@ final class MonitorDriver<Value: Sendable & Equatable>: Sendable {
             guard state.generation == generation else { return false }
             state.phase = .running(subscription)
             // A later value may have arrived while `subscribe` was returning; it is newer.
-            if state.last == nil { enqueue(subscription.initialValue, generation: generation, in: &state) }
+            if state.last == nil {
+                enqueue(subscription.initialValue, generation: generation, counted: nil, in: &state)
+            }
             return true
         }
         // cancel() ran while the source was starting.
@@ -117,23 +124,29 @@ final class MonitorDriver<Value: Sendable & Equatable>: Sendable {
         subscription?.cancel()
     }
 
-    private func deliver(_ value: Value, generation: UInt64) {
-        state.withLock { state in
-            guard state.generation == generation else { return }
-            enqueue(value, generation: generation, in: &state)
+    private func deliver(_ value: Value, generation: UInt64, deliveries: DeliveryCount) {
+        let queued = state.withLock { state in
+            guard state.generation == generation else { return false }
+            return enqueue(value, generation: generation, counted: deliveries, in: &state)
         }
+        if !queued { deliveries.handled() }
     }
 
-    private func enqueue(_ value: Value, generation: UInt64, in state: inout State) {
-        guard value != state.last, let queue = state.queue else { return }
+    /// Queues `value` for the handler unless it repeats the last one; returns whether it did.
+    /// `counted` (a yielded value's count, `nil` for the initial value) learns when it is handled.
+    @discardableResult
+    private func enqueue(_ value: Value, generation: UInt64, counted: DeliveryCount?, in state: inout State) -> Bool {
+        guard value != state.last, let queue = state.queue else { return false }
         state.last = value
         state.current = value
         queue.async { [self] in
+            defer { counted?.handled() }
             let (current, handler) = self.state.withLock { ($0.generation == generation, $0.handler) }
             guard current else { return }
             handler?(value)
             announce(value)
         }
+        return true
     }
 
     private func finished(_ error: (any Error)?, generation: UInt64) {

@@ -90,6 +90,10 @@ public struct MonitorUpdates<Value: Sendable & Equatable>: AsyncSequence, Sendab
         private var subscription: SourceSubscription<Value>?
         private var stream: AsyncStream<Value>.Iterator?
         private var last: Value?
+        /// Counts the values the consumer is done with (see ``DeliveryCount``).
+        private let deliveries = DeliveryCount()
+        /// A yielded value was returned and the consumer has not come back for the next one yet.
+        private var outstanding = false
 
         init(updates: MonitorUpdates) {
             self.updates = updates
@@ -108,10 +112,19 @@ public struct MonitorUpdates<Value: Sendable & Equatable>: AsyncSequence, Sendab
                 return await begin()
             }
             guard let subscription else { return nil }
+            // Asking again means the consumer is done with the value returned last.
+            if outstanding {
+                outstanding = false
+                deliveries.handled()
+            }
             while let value = await stream?.next() {
-                guard value != last else { continue }
+                guard value != last else {
+                    deliveries.handled()
+                    continue
+                }
                 last = value
                 updates.observe(value)
+                outstanding = true
                 return value
             }
             // Cancelled, or the source finished: let go of the subscription at once.
@@ -126,12 +139,21 @@ public struct MonitorUpdates<Value: Sendable & Equatable>: AsyncSequence, Sendab
                 bufferingPolicy: .bufferingNewest(MonitorUpdates.bufferLimit)
             )
             let failed = updates.failed
+            let deliveries = deliveries
             let sink = SourceSink<Value>(
+                deliveries: deliveries,
                 onFinish: { error in
                     if let error { failed(error) }
                     continuation.finish()
                 },
-                onValue: { continuation.yield($0) }
+                onValue: { value in
+                    // A value the stream will never hand out is handled already.
+                    switch continuation.yield(value) {
+                    case .enqueued: break
+                    case .dropped, .terminated: deliveries.handled()
+                    @unknown default: break
+                    }
+                }
             )
             let subscribe = updates.subscribe
             // A source may block while it starts (the netlink dump, a first DNS lookup): do that
@@ -158,6 +180,6 @@ public struct MonitorUpdates<Value: Sendable & Equatable>: AsyncSequence, Sendab
     }
 }
 
-/// Where iterations start their subscriptions. A custom queue runs on Dispatch's overcommitting
-/// threads, so a blocking start never starves Swift's cooperative pool.
-private let subscribeQueue = DispatchQueue(label: "netpath.subscribe", attributes: .concurrent)
+/// Where iterations and one-shot queries start their subscriptions. A custom queue runs on
+/// Dispatch's overcommitting threads, so a blocking start never starves Swift's cooperative pool.
+let subscribeQueue = DispatchQueue(label: "netpath.subscribe", attributes: .concurrent)

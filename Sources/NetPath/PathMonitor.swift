@@ -6,7 +6,7 @@ import Synchronization
 
 /// `NWPathMonitor` for Swift on Linux: the network path one policy sees, now and as it changes.
 ///
-/// Three ways to receive paths, usable together:
+/// Four ways to receive paths, usable together:
 ///
 /// ```swift
 /// // 1. An async sequence: starts when iterated, stops when the loop ends or its task is cancelled.
@@ -21,7 +21,10 @@ import Synchronization
 /// print(monitor.currentPath!.status)      // known as soon as start returns
 /// monitor.cancel()
 ///
-/// // 3. A notification, for code that prefers NotificationCenter.
+/// // 3. A delegate (``PathMonitorDelegate``), called on the same queue after the handler.
+/// monitor.delegate = connectionManager
+///
+/// // 4. A notification, for code that prefers NotificationCenter.
 /// NotificationCenter.default.addObserver(forName: PathMonitor.pathDidChangeNotification, object: nil, queue: nil) {
 ///     print($0.networkPath?.status as Any)
 /// }
@@ -61,6 +64,11 @@ public final class PathMonitor: Sendable {
     /// The shared monitor ignores ``cancel()``.
     let isShared: Bool
     let logger: Logger
+    let delegateReference = Mutex(DelegateReference())
+
+    struct DelegateReference {
+        weak var delegate: (any PathMonitorDelegate)?
+    }
 
     /// A monitor for `policy`, fed by `source`.
     ///
@@ -141,9 +149,11 @@ public final class PathMonitor: Sendable {
         driver = MonitorDriver(
             subscribe: { sink in try source.subscribe(to: policy, sink: sink) },
             announce: { path in
+                let monitor = box.monitor
+                if let monitor, let delegate = monitor.delegate { delegate.pathMonitor(monitor, didUpdate: path) }
                 notificationCenter.post(
                     name: Self.pathDidChangeNotification,
-                    object: box.monitor,
+                    object: monitor,
                     userInfo: [Self.pathUserInfoKey: path]
                 )
             }
@@ -151,18 +161,27 @@ public final class PathMonitor: Sendable {
         box.monitor = self
     }
 
-    /// One process-wide monitor of the default policy on ``KernelPathSource/shared``, started on
-    /// first use with its own serial queue. Its ``cancel()`` does nothing: code that shares it
-    /// cannot stop it for the others. It posts ``pathDidChangeNotification`` on
-    /// `NotificationCenter.default`.
+    /// One process-wide monitor of the `default` policy, started on first use with its own serial
+    /// queue. Its ``cancel()`` does nothing: code that shares it cannot stop it for the others. It
+    /// posts ``pathDidChangeNotification`` on `NotificationCenter.default`.
+    ///
+    /// It follows the running netpathd when this process can use its control socket
+    /// (``AgentPathSource/configuredSocketPath()``): the agent's `default` policy with the
+    /// administrator's interface overrides (types, metered, constrained), the same path for every
+    /// program on the box. Otherwise — no agent, a socket this process may not use, no `default`
+    /// policy — it evaluates the kernel's state itself (``KernelPathSource/shared``). Each path's
+    /// ``NetworkPath/origin`` says which; if the agent stops, the monitor carries on from the
+    /// kernel, and says so in the next path's origin.
     ///
     /// ```swift
     /// if PathMonitor.shared.currentPath?.isExpensive == true { deferBackups() }
+    /// print(PathMonitor.shared.currentPath?.origin == .agent ? "netpathd decides" : "evaluated here")
     /// ```
     public static let shared: PathMonitor = {
         let monitor = PathMonitor(
             policy: .default,
-            source: KernelPathSource.shared,
+            // A short reply deadline: a stuck agent delays the first use by this, then the kernel answers.
+            source: AgentOrKernelPathSource(agent: AgentPathSource(replyTimeout: .seconds(2)), kernel: .shared),
             notificationCenter: .default,
             logger: Logger(label: "netpath.monitor"),
             isShared: true

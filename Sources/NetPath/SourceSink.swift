@@ -16,6 +16,9 @@
 public struct SourceSink<Value: Sendable>: Sendable {
     private let onValue: @Sendable (Value) -> Void
     private let onFinish: @Sendable ((any Error)?) -> Void
+    /// How many of the values yielded the consumer has handled: set by the monitors' own sinks,
+    /// so that `MockPathSource` can await delivery; `nil` for sinks made with the public init.
+    package let deliveries: DeliveryCount?
 
     /// A sink that calls `onValue` with each value and `onFinish` when the source ends.
     ///
@@ -32,6 +35,18 @@ public struct SourceSink<Value: Sendable>: Sendable {
     ) {
         self.onValue = onValue
         self.onFinish = onFinish
+        self.deliveries = nil
+    }
+
+    /// A sink whose consumer reports to `deliveries` each value it has handled.
+    package init(
+        deliveries: DeliveryCount,
+        onFinish: @escaping @Sendable ((any Error)?) -> Void,
+        onValue: @escaping @Sendable (Value) -> Void
+    ) {
+        self.onValue = onValue
+        self.onFinish = onFinish
+        self.deliveries = deliveries
     }
 
     /// A sink that ignores everything: for a one-shot read of the initial value.
@@ -46,7 +61,11 @@ public struct SourceSink<Value: Sendable>: Sendable {
     /// ```swift
     /// sink.yield(.unsatisfied(.noInterface))
     /// ```
-    public func yield(_ value: Value) { onValue(value) }
+    public func yield(_ value: Value) {
+        // Counted first: the consumer can never report more handled than were yielded.
+        deliveries?.yielded()
+        onValue(value)
+    }
 
     /// Tells the consumer that no more values will come, and why (`nil`: an orderly end).
     ///

@@ -16,14 +16,17 @@ public struct NetworkPath: Hashable, Sendable {
         case requiresConnection = "requires-connection"
     }
 
-    /// Why a path is not satisfied.
+    /// Why a path is unsatisfied.
     public enum UnsatisfiedReason: String, Hashable, Sendable, Codable {
         /// No allowed interface is connected (admin up with carrier).
         case noInterface = "no-interface"
         /// Allowed interfaces are connected and addressed, but none has a default route.
         case noRoute = "no-route"
-        /// Every interface present has a type the policy does not allow.
+        /// Every interface present has a type the policy prohibits (some may also lack a required type).
         case onlyProhibitedTypes = "only-prohibited-types"
+        /// The policy requires types, and no interface of any of them is present: every interface
+        /// there is of another type (a `wired` monitor on a Wi-Fi-only box).
+        case requiredTypeAbsent = "required-type-absent"
         /// Only metered interfaces could carry the path, and the policy denies metered ones.
         case meteredDenied = "metered-denied"
         /// The policy has a target, and no usable interface routes to it.
@@ -68,7 +71,11 @@ public struct NetworkPath: Hashable, Sendable {
     /// The policy this path was evaluated for.
     public var policy: String
     public var status: Status
-    /// Set when ``status`` is not ``Status/satisfied``.
+    /// Why the path is unsatisfied: set exactly when ``status`` is ``Status/unsatisfied``.
+    ///
+    /// `nil` when the path is satisfied, and also for ``Status/requiresConnection``: that status
+    /// is its own reason (an allowed link is up and waits for an address), as Apple's
+    /// `unsatisfiedReason` has no specific reason for it either.
     public var unsatisfiedReason: UnsatisfiedReason?
     /// The interface traffic would use: the first of ``availableInterfaces``.
     public var primary: PathInterface?
@@ -88,6 +95,20 @@ public struct NetworkPath: Hashable, Sendable {
     public var supportsDNS: Bool
     /// The gateways of the primary interfaces' default routes (IPv4 first).
     public var gateways: [IPAddress]
+    /// Who evaluated the path, when a library source delivered it; `nil` for a path built by hand
+    /// or evaluated by the agent itself. Two paths that differ only here are different paths: a
+    /// monitor whose source switches between the agent and the kernel reports the switch.
+    public var origin: Origin?
+
+    /// Who evaluated a path: see ``NetworkPath/origin``.
+    public enum Origin: String, Hashable, Sendable, Codable {
+        /// This process, from the kernel's netlink state (`KernelPathSource`), with this
+        /// process's classification: the administrator's interface overrides do not apply.
+        case kernel
+        /// A running netpathd, over its control socket (`AgentPathSource`): its configuration,
+        /// interface overrides (types, metered, constrained) and policies apply.
+        case agent
+    }
 
     public init(
         policy: String = PathPolicy.default.name,
@@ -102,7 +123,8 @@ public struct NetworkPath: Hashable, Sendable {
         supportsIPv4: Bool = false,
         supportsIPv6: Bool = false,
         supportsDNS: Bool = false,
-        gateways: [IPAddress] = []
+        gateways: [IPAddress] = [],
+        origin: Origin? = nil
     ) {
         self.policy = policy
         self.status = status
@@ -117,6 +139,7 @@ public struct NetworkPath: Hashable, Sendable {
         self.supportsIPv6 = supportsIPv6
         self.supportsDNS = supportsDNS
         self.gateways = gateways
+        self.origin = origin
     }
 
     /// Whether the path's primary interface (overall, IPv4 or IPv6) has `type`, like `NWPath.usesInterfaceType(_:)`.
@@ -140,6 +163,7 @@ extension NetworkPath: Codable {
         case supportsIPv6 = "supports_ipv6"
         case supportsDNS = "supports_dns"
         case gateways
+        case origin
     }
 
     // docs/events.md's shape: interfaces appear by name; `interface_details` carries the rest of the
@@ -160,6 +184,8 @@ extension NetworkPath: Codable {
         try c.encode(supportsIPv6, forKey: .supportsIPv6)
         try c.encode(supportsDNS, forKey: .supportsDNS)
         try c.encode(gateways, forKey: .gateways)
+        // Only paths a library source delivered have one: the agent's JSON shapes stay as they are.
+        try c.encodeIfPresent(origin, forKey: .origin)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -186,7 +212,8 @@ extension NetworkPath: Codable {
             supportsIPv4: try c.decodeIfPresent(Bool.self, forKey: .supportsIPv4) ?? false,
             supportsIPv6: try c.decodeIfPresent(Bool.self, forKey: .supportsIPv6) ?? false,
             supportsDNS: try c.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
-            gateways: try c.decodeIfPresent([IPAddress].self, forKey: .gateways) ?? []
+            gateways: try c.decodeIfPresent([IPAddress].self, forKey: .gateways) ?? [],
+            origin: try c.decodeIfPresent(Origin.self, forKey: .origin)
         )
     }
 }

@@ -260,6 +260,9 @@ private struct Evaluation {
     private func unsatisfiedReason(_ rejections: [PathEvaluation.Rejection]) -> NetworkPath.UnsatisfiedReason {
         let relevant = rejections.filter { $0 != .loopback }
         if relevant.isEmpty { return .noInterface }
+        // A type that is not there is not a prohibition: "required-type-absent" tells the
+        // user of a `wired` monitor on a Wi-Fi-only box what is missing.
+        if relevant.allSatisfy({ $0 == .wrongType }) { return .requiredTypeAbsent }
         if relevant.allSatisfy({ $0 == .wrongType || $0 == .prohibited }) { return .onlyProhibitedTypes }
         if relevant.contains(.targetUnresolved) { return .targetUnresolved }
         if relevant.contains(.noRouteToTarget) { return .targetUnreachable }

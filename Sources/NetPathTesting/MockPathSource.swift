@@ -13,10 +13,16 @@ import Synchronization
 ///     let uploader = Uploader(monitor: PathMonitor(policy: .default, source: network))
 ///     uploader.start()
 ///     try await network.waitForSubscribers(1)
-///     network.send(.satisfied(via: .cellular("wwan0")))
+///     try await network.deliver(.satisfied(via: .cellular("wwan0")))   // returns once it was handled
+///     #expect(uploader.isPaused)
 ///     try await network.play([.wait(.milliseconds(50)), .path(.unsatisfied(.noInterface))])
 /// }
 /// ```
+///
+/// ``deliver(_:timeout:)-(NetworkPath,_)`` and ``waitForDelivery(timeout:)`` await the code under
+/// test: they return once every monitor subscribed has handled what was sent (its handler
+/// returned, or its iteration came back for the next value), so a test asserts right after,
+/// without polling.
 ///
 /// Two ways to script paths:
 /// - ``send(_:)-(NetworkPath)`` gives every subscriber exactly that path, whatever its policy;
@@ -216,6 +222,68 @@ public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
             )
         }
         for sink in sinks { sink.yield(reachability) }
+    }
+
+    /// Sends `path` to every path subscriber, then waits until each monitor has handled it: its
+    /// `pathUpdateHandler` (and delegate and notification) returned, or its iteration came back
+    /// for the next path. Assert on what the code under test did right after, without polling.
+    ///
+    /// - Throws: ``Failure`` when `timeout` passes first.
+    ///
+    /// ```swift
+    /// try await network.deliver(.satisfied(via: .cellular("wwan0")))
+    /// #expect(uploader.isPaused)
+    /// ```
+    public func deliver(_ path: NetworkPath, timeout: Duration = .seconds(10)) async throws {
+        send(path)
+        try await waitForDelivery(timeout: timeout)
+    }
+
+    /// Sends each path subscriber the path its policy sees in `systemState`, then waits until
+    /// each monitor has handled it, as ``deliver(_:timeout:)-(NetworkPath,_)`` does.
+    ///
+    /// ```swift
+    /// try await network.deliver(SystemState(interfaces: []))
+    /// ```
+    public func deliver(_ systemState: SystemState, timeout: Duration = .seconds(10)) async throws {
+        send(systemState)
+        try await waitForDelivery(timeout: timeout)
+    }
+
+    /// Sends `reachability` to the subscribers of its host, then waits until each monitor has
+    /// handled it.
+    ///
+    /// ```swift
+    /// try await network.deliver(HostReachability(host: "api.example.com", status: .unreachable))
+    /// ```
+    public func deliver(_ reachability: HostReachability, timeout: Duration = .seconds(10)) async throws {
+        send(reachability)
+        try await waitForDelivery(timeout: timeout)
+    }
+
+    /// Waits until every value sent so far has been handled by every subscriber that is a
+    /// ``PathMonitor`` or ``HostMonitor`` (started with a queue, or iterated): a handler
+    /// returned, or the iteration asked for the next value. A repeated value a monitor drops
+    /// counts as handled. Subscribers with sinks of their own are not waited for.
+    ///
+    /// - Throws: ``Failure`` when `timeout` passes first, saying how many values are unhandled.
+    ///
+    /// ```swift
+    /// network.send(.unsatisfied(.noRoute))
+    /// try await network.waitForDelivery()
+    /// ```
+    public func waitForDelivery(timeout: Duration = .seconds(10)) async throws {
+        let counts = state.withLock { state in
+            state.paths.values.compactMap(\.sink.deliveries) + state.hosts.values.compactMap(\.sink.deliveries)
+        }
+        let deadline = ContinuousClock.now + timeout
+        for count in counts {
+            let left = max(deadline - ContinuousClock.now, .zero)
+            guard await count.waitUntilHandled(timeout: left) else {
+                let pending = counts.map(\.pending).reduce(0, +)
+                throw Failure("timed out after \(timeout) waiting for \(pending) value(s) to be handled")
+            }
+        }
     }
 
     /// Ends every subscription, as a source that went away does: iterations end, started

@@ -22,7 +22,7 @@ import Testing
         )
         let lteOnly = PathEvaluator(policy: policy).path(for: StateFixtures.state(StateFixtures.lte()))
         #expect(lteOnly.status == .unsatisfied)
-        #expect(lteOnly.unsatisfiedReason == .onlyProhibitedTypes)
+        #expect(lteOnly.unsatisfiedReason == .requiredTypeAbsent)
         let both = PathEvaluator(policy: policy).path(
             for: StateFixtures.state(StateFixtures.lte(), StateFixtures.wifi())
         )

@@ -128,10 +128,25 @@ struct PathEvaluatorTests {
         #expect(outcome(e, "wwan0") == .rejected(.wrongType))
     }
 
-    @Test func requireWithNoAllowedTypePresentIsOnlyProhibitedTypes() {
+    @Test func requireWithNoRequiredTypePresentSaysTheTypeIsAbsent() {
         let e = evaluate(PathPolicy(require: [.wired]), [Sample.loopback, Sample.wlan0(), Sample.wwan0()])
         #expect(e.path.status == .unsatisfied)
+        #expect(e.path.unsatisfiedReason == .requiredTypeAbsent, "nothing is prohibited: wired is missing")
+    }
+
+    @Test func requiredTypesAbsentAndTheRestProhibitedIsOnlyProhibitedTypes() {
+        let policy = PathPolicy(require: [.wired, .cellular], prohibit: [.cellular])
+        let e = evaluate(policy, [Sample.wlan0(), Sample.wwan0()])
+        #expect(outcome(e, "wlan0") == .rejected(.wrongType))
+        #expect(outcome(e, "wwan0") == .rejected(.prohibited))
         #expect(e.path.unsatisfiedReason == .onlyProhibitedTypes)
+    }
+
+    @Test func requiredTypePresentButDownIsNoInterface() {
+        var eth0 = Sample.eth0()
+        eth0.carrier = false
+        let e = evaluate(PathPolicy(require: [.wired]), [eth0, Sample.wlan0()])
+        #expect(e.path.unsatisfiedReason == .noInterface, "the wired link is there, without carrier")
     }
 
     @Test func prohibitWithOnlyProhibitedTypesIsOnlyProhibitedTypes() {

@@ -55,7 +55,7 @@ struct PolicyOnKernelStateTests {
             // require and prohibit.
             #expect(path(PathPolicy(require: [.cellular]), state).primary?.name == "wan1")
             let wifiOnly = path(PathPolicy(require: [.wifi]), state)
-            #expect(wifiOnly.status == .unsatisfied && wifiOnly.unsatisfiedReason == .onlyProhibitedTypes)
+            #expect(wifiOnly.status == .unsatisfied && wifiOnly.unsatisfiedReason == .requiredTypeAbsent)
             #expect(path(PathPolicy(prohibit: [.cellular]), state).primary?.name == "wan0")
 
             // The kernel changes its mind: wan0 at a lower metric now.

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import NetPathTesting
 import Synchronization
 import Testing
@@ -41,35 +42,59 @@ final class BackupScheduler: Sendable {
 
 /// A consumer's unit tests, driven by `MockPathSource`: no network, no root, no namespace.
 struct MockPathSourceTests {
-    /// Waits (event-driven, bounded) until the scheduler has made `count` decisions.
-    func decisions(of scheduler: BackupScheduler, count: Int) async throws -> [BackupScheduler.Decision] {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while scheduler.history.count < count && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return scheduler.history
-    }
-
     @Test("a consumer pauses backups on a metered path and resumes on wired, without a network")
     func consumerFollowsScriptedPaths() async throws {
         let network = MockPathSource(.satisfied(via: .wired("eth0")))
         let scheduler = BackupScheduler(monitor: PathMonitor(policy: .default, source: network))
         scheduler.start()
         try await network.waitForSubscribers(1)
+        // The initial path is not sent: it is the subscription's first value. Wait for the
+        // consumer to have taken it by delivering a repeat, which it drops.
+        try await network.deliver(.satisfied(via: .wired("eth0")))
+        #expect(scheduler.history == [.run(via: "eth0")])
 
-        try await network.play([
-            .path(.satisfied(via: .cellular("wwan0"))),
-            .wait(.milliseconds(10)),
-            .path(.unsatisfied(.noInterface)),
-            .path(.unsatisfied(.noInterface)),  // a repeat: not a new decision
-            .path(.satisfied(via: .wired("eth0"), .cellular("wwan0"))),
-        ])
-        let history = try await decisions(of: scheduler, count: 4)
-        #expect(history == [.run(via: "eth0"), .pause("metered"), .pause("offline"), .run(via: "eth0")])
+        // Each delivery returns once the consumer's loop has handled the path: no polling.
+        try await network.deliver(.satisfied(via: .cellular("wwan0")))
+        #expect(scheduler.history.last == .pause("metered"))
+        try await network.deliver(.unsatisfied(.noInterface))
+        try await network.deliver(.unsatisfied(.noInterface))  // a repeat: not a new decision
+        #expect(scheduler.history.last == .pause("offline"))
+        try await network.deliver(.satisfied(via: .wired("eth0"), .cellular("wwan0")))
+        #expect(scheduler.history == [.run(via: "eth0"), .pause("metered"), .pause("offline"), .run(via: "eth0")])
 
         scheduler.stop()
         try await waitUntil { network.subscriberCount == 0 }
         #expect(network.subscribedPolicies == [.default])
+    }
+
+    @Test("deliver returns only after a handler that is still running has returned")
+    func deliverWaitsForTheHandler() async throws {
+        let network = MockPathSource(.unsatisfied())
+        let monitor = PathMonitor(policy: .default, source: network)
+        let handled = Mutex<[NetworkPath.Status]>([])
+        monitor.pathUpdateHandler = { path in
+            // Slow on purpose: delivery must wait for this to return, not for the queue to take it.
+            usleep(100_000)
+            handled.withLock { $0.append(path.status) }
+        }
+        monitor.start(queue: DispatchQueue(label: "slow"))
+        try await network.deliver(.satisfied(via: .wifi()))
+        #expect(handled.withLock { $0 } == [.unsatisfied, .satisfied])
+        monitor.cancel()
+    }
+
+    @Test("waitForDelivery fails, naming what is unhandled, when an iteration stops asking")
+    func waitForDeliveryTimesOut() async throws {
+        let network = MockPathSource(.unsatisfied())
+        var paths = PathMonitor(policy: .default, source: network).paths.makeAsyncIterator()
+        #expect(await paths.next()?.status == .unsatisfied)
+        network.send(.satisfied(via: .wired()))  // buffered: nobody asks for it
+        await #expect(
+            throws: MockPathSource.Failure("timed out after 0.1 seconds waiting for 1 value(s) to be handled")
+        ) {
+            try await network.waitForDelivery(timeout: .milliseconds(100))
+        }
+        #expect(await paths.next()?.status == .satisfied, "it was there, unasked for")
     }
 
     @Test("a scripted system state is evaluated for each monitor's own policy")
