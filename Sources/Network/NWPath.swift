@@ -177,6 +177,7 @@
             case .requiredTypeAbsent: "Required interface type absent"
             case .meteredDenied: "Metered interface denied"
             case .targetUnreachable: "Target unreachable"
+            case .targetUnresolved: "Target not resolved"
             }
         }
     }
