@@ -54,7 +54,8 @@ public final class HookDispatcher: Sendable {
     }
 
     private struct State {
-        var queues = SubjectQueues()
+        var queues = SubjectQueues<HookJob>()
+        var lastJob: UInt64 = 0
         var statistics = HookStatistics()
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// Names a target asked for that were not in the directory, logged once each.
@@ -101,11 +102,12 @@ public final class HookDispatcher: Sendable {
     /// An event with no targets (no rule matched) only makes older queued events obsolete.
     /// Once ``run()`` is cancelled, events are logged and dropped.
     public func dispatch(_ event: Event, to targets: [HookTarget]) {
-        let queued = state.withLock { state -> (drops: [SubjectQueues.Drop], startWorker: Bool)? in
+        let queued = state.withLock { state -> (drops: [SubjectQueues<HookJob>.Drop], startWorker: Bool)? in
             guard !state.stopping else { return nil }
             state.statistics.eventsReceived += 1
-            let result = state.queues.enqueue(event, targets: targets)
-            for drop in result.drops { state.statistics.eventsDropped[drop.job.event.name, default: 0] += 1 }
+            state.lastJob += 1
+            let result = state.queues.enqueue(HookJob(id: state.lastJob, event: event, targets: targets))
+            for drop in result.drops { state.statistics.eventsDropped[drop.item.event.name, default: 0] += 1 }
             return result
         }
         guard let (drops, startWorker) = queued else {
@@ -114,8 +116,8 @@ public final class HookDispatcher: Sendable {
         }
         for drop in drops {
             logger.notice(
-                "dropped queued \(drop.job.event.name) of \(drop.job.event.subject): \(drop.reason)",
-                metadata: ["subject": .string(event.subject), "event": .string(drop.job.event.name.rawValue)]
+                "dropped queued \(drop.item.event.name) of \(drop.item.event.subject): \(drop.reason)",
+                metadata: ["subject": .string(event.subject), "event": .string(drop.item.event.name.rawValue)]
             )
         }
         if startWorker { self.startWorker(for: event.subject) }
@@ -209,7 +211,7 @@ public final class HookDispatcher: Sendable {
             }
             guard let job = state.withLock({ $0.queues.take(subject) }) else { break }
             await execute(job)
-            state.withLock { $0.queues.finish() }
+            state.withLock { $0.queues.finish(subject) }
         }
         resumeIdleWaitersIfIdle()
     }

@@ -67,7 +67,7 @@ public final class PluginRunner: Sendable {
     private struct Lane {
         var id: UInt64
         var plugin: LoadedPlugin
-        var queues: PluginQueues
+        var queues: SubjectQueues<Event>
         var statistics = PluginStatistics()
         var context: PluginContext
     }
@@ -305,7 +305,7 @@ public final class PluginRunner: Sendable {
     // MARK: - Delivery
 
     private func deliver(_ event: Event, toPlugin name: String) {
-        enum Verdict { case queued(UInt64, [PluginQueues.Drop], Bool), stopping, unknown(Bool) }
+        enum Verdict { case queued(UInt64, [SubjectQueues<Event>.Drop], Bool), stopping, unknown(Bool) }
         let verdict: Verdict = state.withLock { state in
             guard let id = state.active.first(where: { $0.name == name })?.id, var lane = state.lanes[id] else {
                 return state.stopping ? .stopping : .unknown(state.unknownLogged.insert(name).inserted)
@@ -316,12 +316,7 @@ public final class PluginRunner: Sendable {
                 return .stopping
             }
             let (drops, start) = lane.queues.enqueue(event)
-            for drop in drops {
-                switch drop {
-                case .obsolete: lane.statistics.droppedObsolete += 1
-                case .overflow: lane.statistics.droppedOverflow += 1
-                }
-            }
+            for drop in drops { lane.statistics.countDrop(drop) }
             state.lanes[id] = lane
             return .queued(id, drops, start)
         }
@@ -423,14 +418,14 @@ public final class PluginRunner: Sendable {
         resumeIdleWaiters()
     }
 
-    private func log(_ drop: PluginQueues.Drop, plugin: String) {
-        switch drop {
-        case .obsolete(let old, let by):
+    private func log(_ drop: SubjectQueues<Event>.Drop, plugin: String) {
+        let old = drop.item
+        if let by = drop.supersededBy {
             logger.notice(
                 "dropped queued \(old.name) of \(old.subject) for plugin \(plugin): superseded by \(by.name) before it was delivered",
                 metadata: ["plugin": .string(plugin), "subject": .string(old.subject)]
             )
-        case .overflow(let old):
+        } else {
             logger.warning(
                 "dropped queued \(old.name) of \(old.subject) for plugin \(plugin): more than \(options.maxQueuedPerSubject) events waiting",
                 metadata: ["plugin": .string(plugin), "subject": .string(old.subject)]
@@ -453,26 +448,21 @@ public final class PluginRunner: Sendable {
     /// takes the new table and the events queued for the successor, behind its own, and the
     /// successor goes.
     private func adopt(successor successorID: UInt64, into runningID: UInt64) {
-        let (drops, start, name) = state.withLock { state -> ([PluginQueues.Drop], [String], String) in
+        let (drops, start, name) = state.withLock { state -> ([SubjectQueues<Event>.Drop], [String], String) in
             guard var lane = state.lanes[runningID], let successor = state.lanes.removeValue(forKey: successorID)
             else { return ([], [], "") }
             var queued = successor.queues
             // The next reload compares against the table the plugin now runs with.
             lane.plugin.configuration = successor.plugin.configuration
             lane.statistics = Self.merge(lane.statistics, successor.statistics)
-            var drops: [PluginQueues.Drop] = []
+            var drops: [SubjectQueues<Event>.Drop] = []
             var start: Set<String> = []
             for event in queued.takeAll() {
                 let (dropped, startWorker) = lane.queues.enqueue(event)
                 drops += dropped
                 if startWorker { start.insert(event.subject) }
             }
-            for drop in drops {
-                switch drop {
-                case .obsolete: lane.statistics.droppedObsolete += 1
-                case .overflow: lane.statistics.droppedOverflow += 1
-                }
-            }
+            for drop in drops { lane.statistics.countDrop(drop) }
             state.lanes[runningID] = lane
             if let index = state.active.firstIndex(where: { $0.id == successorID }) {
                 state.active[index].id = runningID
@@ -503,7 +493,10 @@ public final class PluginRunner: Sendable {
             capabilities: plugin.capabilities,
             routeEditor: plugin.capabilities.contains(.routeEditing) ? editor : nil
         )
-        var queues = PluginQueues(dropsObsolete: !plugin.receivesObsoleteEvents, limit: options.maxQueuedPerSubject)
+        var queues = SubjectQueues<Event>(
+            dropsObsolete: !plugin.receivesObsoleteEvents,
+            limit: options.maxQueuedPerSubject
+        )
         if held { queues.hold() }
         let lane = Lane(id: state.lastID, plugin: plugin, queues: queues, context: context)
         state.lanes[lane.id] = lane

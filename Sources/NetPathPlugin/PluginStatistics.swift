@@ -1,3 +1,5 @@
+import NetPathCore
+
 /// Counters of one plugin, as plain values for metrics and `netpathctl`.
 public struct PluginStatistics: Hashable, Sendable {
     /// How one event call ended.
@@ -44,6 +46,17 @@ public struct PluginStatistics: Hashable, Sendable {
             completedCalls += 1
             totalDuration += duration
             maximumDuration = max(maximumDuration, duration)
+        }
+    }
+}
+
+extension PluginStatistics {
+    /// Counts a queued event the plugin's queues dropped, by why.
+    mutating func countDrop(_ drop: SubjectQueues<Event>.Drop) {
+        if drop.supersededBy != nil {
+            droppedObsolete += 1
+        } else {
+            droppedOverflow += 1
         }
     }
 }

@@ -8,6 +8,8 @@ import Testing
 struct SubjectQueuesTests {
     static let target = [HookTarget.all(timeout: .seconds(1))]
 
+    static func job(_ event: Event) -> HookJob { HookJob(id: 0, event: event, targets: target) }
+
     @Test("a later up/down supersedes a queued up/down of the same interface, never another's")
     func supersession() {
         let up = Events.interface(.up, "eth0")
@@ -29,32 +31,32 @@ struct SubjectQueuesTests {
 
     @Test("up, down, up queued: the first two are dropped and the newest is kept")
     func newestKept() {
-        var queues = SubjectQueues()
+        var queues = SubjectQueues<HookJob>()
         let subject = Events.interface(.up, "eth0").subject
-        #expect(queues.enqueue(Events.interface(.added, "eth0"), targets: Self.target).startWorker)
+        #expect(queues.enqueue(Self.job(Events.interface(.added, "eth0"))).startWorker)
         #expect(queues.take(subject)?.event.name == .added)  // running: never dropped
-        #expect(queues.enqueue(Events.interface(.up, "eth0"), targets: Self.target).drops.isEmpty)
+        #expect(queues.enqueue(Self.job(Events.interface(.up, "eth0"))).drops.isEmpty)
         #expect(
-            queues.enqueue(Events.interface(.down, "eth0"), targets: Self.target).drops.map(\.job.event.name) == [.up]
+            queues.enqueue(Self.job(Events.interface(.down, "eth0"))).drops.map(\.item.event.name) == [.up]
         )
-        let last = queues.enqueue(Events.interface(.up, "eth0"), targets: Self.target)
-        #expect(last.drops.map(\.job.event.name) == [.down])
+        let last = queues.enqueue(Self.job(Events.interface(.up, "eth0")))
+        #expect(last.drops.map(\.item.event.name) == [.down])
         #expect(!last.startWorker, "the subject already has a worker")
         #expect(queues.pending == 2)
         #expect(queues.take(subject)?.event.name == .up)
-        queues.finish()
+        queues.finish(subject)
         #expect(queues.take(subject) == nil)
-        queues.finish()
+        queues.finish(subject)
         #expect(queues.pending == 0)
-        #expect(queues.enqueue(Events.interface(.down, "eth0"), targets: Self.target).startWorker)
+        #expect(queues.enqueue(Self.job(Events.interface(.down, "eth0"))).startWorker)
     }
 
     @Test("a dropped path change hands its previous primary to the one that supersedes it")
     func pathChangesMerge() {
-        var queues = SubjectQueues()
+        var queues = SubjectQueues<HookJob>()
         let first = Events.path(.changed, primary: "wlan0", previous: "eth0")
-        _ = queues.enqueue(first, targets: Self.target)
-        _ = queues.enqueue(Events.path(.changed, primary: "wwan0", previous: "wlan0"), targets: Self.target)
+        _ = queues.enqueue(Self.job(first))
+        _ = queues.enqueue(Self.job(Events.path(.changed, primary: "wwan0", previous: "wlan0")))
         let job = queues.take(first.subject)
         #expect(job?.event.interface == "wwan0")
         #expect(job?.event.previousInterface == "eth0")
@@ -62,10 +64,10 @@ struct SubjectQueuesTests {
 
     @Test("subjects are independent queues")
     func subjectsIndependent() {
-        var queues = SubjectQueues()
-        #expect(queues.enqueue(Events.interface(.up, "eth0", index: 1), targets: Self.target).startWorker)
-        #expect(queues.enqueue(Events.interface(.down, "eth1", index: 2), targets: Self.target).startWorker)
-        #expect(queues.enqueue(Events.path(.satisfied, primary: "eth0"), targets: Self.target).startWorker)
+        var queues = SubjectQueues<HookJob>()
+        #expect(queues.enqueue(Self.job(Events.interface(.up, "eth0", index: 1))).startWorker)
+        #expect(queues.enqueue(Self.job(Events.interface(.down, "eth1", index: 2))).startWorker)
+        #expect(queues.enqueue(Self.job(Events.path(.satisfied, primary: "eth0"))).startWorker)
         #expect(queues.queued == 3)
     }
 
@@ -73,17 +75,17 @@ struct SubjectQueuesTests {
         "an interface added and removed 1,000 times while its hook runs queues at most the limit; the final state stays"
     )
     func boundedWithTheFinalState() {
-        var queues = SubjectQueues(limit: 8)
+        var queues = SubjectQueues<HookJob>(limit: 8)
         let subject = Events.interface(.added, "eth0").subject
-        _ = queues.enqueue(Events.interface(.added, "eth0"), targets: Self.target)
+        _ = queues.enqueue(Self.job(Events.interface(.added, "eth0")))
         _ = queues.take(subject)  // running: its hook hangs
         // A lone carrier-down, early: no later event reports carrier, so it must survive.
-        _ = queues.enqueue(Events.interface(.carrierDown, "eth0"), targets: Self.target)
+        _ = queues.enqueue(Self.job(Events.interface(.carrierDown, "eth0")))
         var overflowed = 0
         for round in 0..<1000 {
             for name in [Event.Name.removed, .added] where !(round == 999 && name == .added) {
-                let drops = queues.enqueue(Events.interface(name, "eth0"), targets: Self.target).drops
-                #expect(drops.allSatisfy { $0.supersededBy == nil && $0.job.event.reportedState == "presence" })
+                let drops = queues.enqueue(Self.job(Events.interface(name, "eth0"))).drops
+                #expect(drops.allSatisfy { $0.supersededBy == nil && $0.item.event.reportedState == "presence" })
                 overflowed += drops.count
             }
         }
@@ -93,7 +95,7 @@ struct SubjectQueuesTests {
         var names: [Event.Name] = []
         while let job = queues.take(subject) {
             names.append(job.event.name)
-            queues.finish()
+            queues.finish(subject)
         }
         #expect(names.first == .carrierDown)
         #expect(names.last == .removed, "the final state: removed")
@@ -102,11 +104,11 @@ struct SubjectQueuesTests {
 
     @Test("when nothing queued is reported again, the oldest goes")
     func overflowWithoutRepeatsDropsTheOldest() {
-        var queues = SubjectQueues(limit: 2)
+        var queues = SubjectQueues<HookJob>(limit: 2)
         let events = [Event.Name.added, .carrierUp, .up].map { Events.interface($0, "eth0") }
-        var drops: [SubjectQueues.Drop] = []
-        for event in events { drops += queues.enqueue(event, targets: Self.target).drops }
-        #expect(drops.map(\.job.event.name) == [.added])
-        #expect(drops.first?.reason == "too many events of it queued while its hooks were busy")
+        var drops: [SubjectQueues<HookJob>.Drop] = []
+        for event in events { drops += queues.enqueue(Self.job(event)).drops }
+        #expect(drops.map(\.item.event.name) == [.added])
+        #expect(drops.first?.reason == "too many events of its interface or policy queued while it was busy")
     }
 }

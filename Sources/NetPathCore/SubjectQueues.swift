@@ -1,0 +1,191 @@
+/// Something waiting in a ``SubjectQueues``: an event, or a job that carries one.
+package protocol SubjectQueueItem: Sendable {
+    /// The event the item dispatches. A queue may replace it with the newer event that absorbed it
+    /// (``Event/absorbing(_:)``).
+    var event: Event { get set }
+}
+
+extension Event: SubjectQueueItem {
+    package var event: Event {
+        get { self }
+        set { self = newValue }
+    }
+}
+
+/// The per-subject queues of a dispatcher, as a pure state machine: one FIFO per
+/// ``Event/subject`` (an interface or a policy), at most one worker per subject, obsolete queued
+/// events dropped when a newer one arrives, and a bound on each queue. Hooks and plugins share it.
+///
+/// The shell that owns it starts a worker when ``enqueue(_:)`` says so; the worker calls
+/// ``take(_:)`` until it returns `nil`, and reports each item's end with ``finish(_:)`` or, when
+/// the call outlived its deadline, ``markStuck(_:)`` (the subject then waits for ``unstick(_:)``).
+///
+/// - A subject is *busy* while a worker takes its items, and stays blocked while a call that timed
+///   out has not returned (*stuck*): its later items wait, in order.
+/// - Each subject queues at most ``limit`` items, whatever its worker is doing: obsolescence keeps
+///   most queues short, but `added` and `removed` are never obsolete, so an interface created
+///   and deleted over and over behind a hung hook would queue without end. Past the limit one
+///   item is dropped: the oldest whose piece of state a later queued item reports again
+///   (``Event/reportedState``), so the subject's final state is still dispatched.
+/// - The queues may be *held* (a plugin whose `start` has not returned): items queue, bounded the
+///   same way, and no worker starts until ``release()``.
+package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
+    /// A queued item that was dropped.
+    package struct Drop: Sendable {
+        package var item: Item
+        /// The newer event that made it obsolete, or `nil` when it was dropped for the limit.
+        package var supersededBy: Event?
+
+        /// Why it was dropped, for the log.
+        package var reason: String {
+            if let supersededBy { return "superseded by \(supersededBy.name) before it was dispatched" }
+            return "too many events of its interface or policy queued while it was busy"
+        }
+    }
+
+    private struct Subject: Sendable {
+        var queue: [Item] = []
+        var busy = false
+        var stuck = false
+    }
+
+    /// Whether a newer event drops the queued items it makes obsolete (``Event/supersedes(_:)``).
+    package let dropsObsolete: Bool
+    /// The most items one subject keeps queued (its running item aside).
+    package let limit: Int
+    private var subjects: [String: Subject] = [:]
+    /// Items taken by a worker whose call has not ended or timed out.
+    package private(set) var running = 0
+    /// Whether workers wait for ``release()``.
+    package private(set) var held = false
+
+    package init(dropsObsolete: Bool = true, limit: Int = 64) {
+        self.dropsObsolete = dropsObsolete
+        self.limit = max(1, limit)
+    }
+
+    /// Items queued, over all subjects.
+    package var queued: Int { subjects.values.reduce(0) { $0 + $1.queue.count } }
+
+    /// Items queued or running: zero when everything handed in has been dealt with.
+    package var pending: Int { queued + running }
+
+    /// Subjects blocked behind a call that timed out.
+    package var stuck: Int { subjects.values.filter(\.stuck).count }
+
+    /// Work that will finish by itself: running calls, and queued items not behind a stuck call.
+    package var active: Int { running + subjects.values.filter { !$0.stuck }.reduce(0) { $0 + $1.queue.count } }
+
+    /// Queues `item`, first dropping the queued items of its subject that its event supersedes
+    /// (the newest item absorbs what they carried).
+    ///
+    /// - Returns: The drops, and whether the subject needs a worker started.
+    package mutating func enqueue(_ item: Item) -> (drops: [Drop], startWorker: Bool) {
+        let key = item.event.subject
+        var subject = subjects[key] ?? Subject()
+        var drops: [Drop] = []
+        var item = item
+        if dropsObsolete {
+            subject.queue.removeAll { older in
+                guard item.event.supersedes(older.event) else { return false }
+                item.event = item.event.absorbing(older.event)
+                drops.append(Drop(item: older, supersededBy: item.event))
+                return true
+            }
+        }
+        subject.queue.append(item)
+        while subject.queue.count > limit, let victim = subject.queue.map(\.event).overflowVictim {
+            drops.append(Drop(item: subject.queue.remove(at: victim), supersededBy: nil))
+        }
+        let startWorker = !subject.busy && !held
+        if startWorker { subject.busy = true }
+        subjects[key] = subject
+        return (drops, startWorker)
+    }
+
+    /// The next item of `subject` for its worker, now running; `nil` when the worker should end
+    /// (the queue is empty, the subject is stuck, or the queues are held).
+    package mutating func take(_ subject: String) -> Item? {
+        guard var entry = subjects[subject], !entry.queue.isEmpty, !entry.stuck else {
+            if subjects[subject]?.stuck != true { subjects[subject] = nil }
+            return nil
+        }
+        if held {
+            // The worker ends; ``release()`` starts another for what is queued.
+            entry.busy = false
+            subjects[subject] = entry
+            return nil
+        }
+        let item = entry.queue.removeFirst()
+        subjects[subject] = entry
+        running += 1
+        return item
+    }
+
+    /// The running item of `subject` ended in time.
+    package mutating func finish(_ subject: String) {
+        running -= 1
+    }
+
+    /// The running item of `subject` timed out: the subject waits for it to return.
+    package mutating func markStuck(_ subject: String) {
+        running -= 1
+        subjects[subject, default: Subject(busy: true)].stuck = true
+    }
+
+    /// The stuck call of `subject` returned; returns whether a worker must resume its queue.
+    package mutating func unstick(_ subject: String) -> Bool {
+        guard var entry = subjects[subject] else { return false }
+        entry.stuck = false
+        if entry.queue.isEmpty {
+            subjects[subject] = nil
+            return false
+        }
+        subjects[subject] = entry
+        return true
+    }
+
+    /// Holds workers: from now on items queue and no worker starts; a worker running ends after
+    /// its current item.
+    package mutating func hold() {
+        held = true
+    }
+
+    /// Ends the hold; returns the subjects with items waiting, now busy: each needs a worker.
+    package mutating func release() -> [String] {
+        held = false
+        var start: [String] = []
+        for (key, subject) in subjects where !subject.busy && !subject.queue.isEmpty {
+            subjects[key]?.busy = true
+            start.append(key)
+        }
+        return start.sorted()
+    }
+
+    /// Takes every queued item, each subject's in order (for another lane to deliver).
+    package mutating func takeAll() -> [Item] {
+        var taken: [Item] = []
+        for key in subjects.keys.sorted() {
+            taken += subjects[key]!.queue
+            subjects[key]!.queue = []
+            if !subjects[key]!.busy && !subjects[key]!.stuck { subjects[key] = nil }
+        }
+        return taken
+    }
+
+    /// Empties `subject`'s queue and releases it (shutdown); returns the discarded items.
+    package mutating func abandon(_ subject: String) -> [Item] {
+        let items = subjects.removeValue(forKey: subject)?.queue ?? []
+        return items
+    }
+
+    /// Empties every queue (stopping); returns the discarded items.
+    package mutating func discardQueued() -> [Item] {
+        var discarded: [Item] = []
+        for key in subjects.keys {
+            discarded += subjects[key]!.queue
+            subjects[key]!.queue = []
+        }
+        return discarded
+    }
+}
