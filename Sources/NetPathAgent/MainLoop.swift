@@ -126,7 +126,7 @@ final class MainLoop {
         // wait runs beside the loop, so events, reloads and a stop are handled meanwhile.
         let limit = agent.options.readyWaitLimit
         Task { [hooks, plugins, inbox, pluginJob] in
-            let settled = await Deadline.race(limit) {
+            let settled = await TimedCall.finishes(within: limit) {
                 await pluginJob?.value
                 await hooks.waitUntilIdle()
                 await plugins.waitUntilIdle()
@@ -187,7 +187,7 @@ final class MainLoop {
         if pending > 0 {
             logger.notice("stopping: waiting up to \(limit) for the hooks of \(pending) event(s) queued or running")
         }
-        let drained = await Deadline.race(limit) { [hooks] in await hooks.waitUntilIdle() }
+        let drained = await TimedCall.finishes(within: limit) { [hooks] in await hooks.waitUntilIdle() }
         if !drained {
             logger.warning("hooks still busy \(limit) after the stop began; dropping the events still queued")
         }

@@ -7,15 +7,15 @@ import Synchronization
 /// operation runs in its own unstructured task, and the caller awaits a continuation that
 /// whichever comes first resumes: the operation's end or the timer. On timeout the operation's
 /// task is cancelled (a polite request) and left running; if it ever returns, `late` is told.
-enum TimedCall {
+package enum TimedCall {
     /// How a call ended, as far as its caller is concerned.
-    enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case returned(Duration)
         case threw(any Error, Duration)
         case timedOut
     }
 
-    static func run(
+    package static func run(
         timeout: Duration,
         operation: @escaping @Sendable () async throws -> Void,
         late: @escaping @Sendable (Outcome) -> Void = { _ in }
@@ -41,6 +41,15 @@ enum TimedCall {
             }
             race.setTimer(timer)
         }
+    }
+
+    /// Whether `operation` finished within `limit`. The caller moves on at the deadline either
+    /// way; an operation still running keeps running on its own (cancelled, in case it listens).
+    package static func finishes(within limit: Duration, _ operation: @escaping @Sendable () async -> Void) async
+        -> Bool
+    {
+        if case .timedOut = await run(timeout: limit, operation: operation) { return false }
+        return true
     }
 
     /// First finisher wins: resumes the caller once, and stops the timer when the call won.
