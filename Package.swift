@@ -50,6 +50,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
+        // Already in the graph through swift-subprocess: Errno's descriptions instead of strerror.
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
@@ -70,6 +72,7 @@ let package = Package(
         .target(
             name: "NetPathLinux",
             dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
                 "NetPathCore",
                 "CNetlink",
                 .product(name: "Logging", package: "swift-log"),
@@ -98,6 +101,7 @@ let package = Package(
         .target(
             name: "NetPathDispatch",
             dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
                 "NetPathCore",
                 "NetPathConfig",
                 "NetPathControl",
@@ -110,7 +114,9 @@ let package = Package(
         // the executables do not load full Foundation; NetPath re-exports it.
         .target(
             name: "NetPathControl",
-            dependencies: ["NetPathCore", "NetPathConfig"]
+            dependencies: [
+                "NetPathCore", "NetPathConfig", .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .target(
             name: "NetPath",
@@ -122,6 +128,7 @@ let package = Package(
         .target(
             name: "NetPathAgent",
             dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
                 "NetPathCore",
                 "NetPathConfig",
                 "NetPathControl",

@@ -6,6 +6,7 @@ import NetPathControl
 import NetPathCore
 import NetPathLinux
 import Synchronization
+import SystemPackage
 
 /// Serves the control socket: JSON-line requests from `netpathctl` and `PathMonitor`.
 ///
@@ -121,7 +122,7 @@ final class ControlServer: @unchecked Sendable {
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
             0
         )
-        guard fd >= 0 else { throw StartError(description: "socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw StartError(description: "socket: \(Errno(rawValue: errno).description)") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -139,7 +140,7 @@ final class ControlServer: @unchecked Sendable {
         }
         umask(oldMask)
         guard bound == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = Errno(rawValue: errno).description
             close(fd)
             throw StartError(description: "bind \(path): \(reason)")
         }
@@ -147,7 +148,7 @@ final class ControlServer: @unchecked Sendable {
         let owner = geteuid() == 0 ? uid_t(0) : uid_t.max  // uid_t.max (-1): leave as it is
         let socketGroup = group.map { gid_t($0) } ?? (geteuid() == 0 ? gid_t(0) : gid_t.max)
         if chown(path, owner, socketGroup) != 0, let group {
-            let reason = String(cString: strerror(errno))
+            let reason = Errno(rawValue: errno).description
             close(fd)
             unlink(path)
             throw StartError(description: "cannot give \(path) to control_group (gid \(group)): \(reason)")
@@ -155,7 +156,7 @@ final class ControlServer: @unchecked Sendable {
         chmod(path, 0o660)
         guard listen(fd, 16) == 0 else {
             close(fd)
-            throw StartError(description: "listen \(path): \(String(cString: strerror(errno)))")
+            throw StartError(description: "listen \(path): \(Errno(rawValue: errno).description)")
         }
         listener = fd
         guard OSThread.detach({ [self] in serve() }) else {
@@ -214,10 +215,10 @@ final class ControlServer: @unchecked Sendable {
         var info = stat()
         if stat(directory, &info) != 0 {
             guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
-                throw StartError(description: "cannot create \(directory): \(String(cString: strerror(errno)))")
+                throw StartError(description: "cannot create \(directory): \(Errno(rawValue: errno).description)")
             }
             guard stat(directory, &info) == 0 else {
-                throw StartError(description: "cannot inspect \(directory): \(String(cString: strerror(errno)))")
+                throw StartError(description: "cannot inspect \(directory): \(Errno(rawValue: errno).description)")
             }
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
@@ -261,7 +262,7 @@ final class ControlServer: @unchecked Sendable {
             }
             if poll(&fds, nfds_t(fds.count), pollTimeout(at: .now)) < 0 {
                 if errno == EINTR { continue }
-                logger.error("control socket poll failed: \(String(cString: strerror(errno)))")
+                logger.error("control socket poll failed: \(Errno(rawValue: errno).description)")
                 return
             }
             if fds[1].revents != 0 { waker.drain() }

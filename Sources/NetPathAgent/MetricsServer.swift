@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import Logging
 import NetPathLinux
+import SystemPackage
 
 /// Serves `GET /metrics` over HTTP/1.1 on a TCP address, one short connection at a time.
 ///
@@ -71,11 +72,11 @@ final class MetricsServer: @unchecked Sendable {
         }
         defer { freeaddrinfo(info) }
         let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw StartError(description: "socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw StartError(description: "socket: \(Errno(rawValue: errno).description)") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0, listen(fd, 16) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = Errno(rawValue: errno).description
             close(fd)
             throw StartError(description: "cannot listen on \(address): \(reason)")
         }

@@ -1,6 +1,7 @@
 import Glibc
 import NetPathConfig
 import NetPathCore
+import SystemPackage
 
 /// Reads the configuration file from disk: the one place that turns a path into a validated
 /// ``Configuration`` for the agent and the command-line tool.
@@ -87,12 +88,12 @@ public enum ConfigurationFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT { return .failure(.missing(path: path)) }
-            return .failure(.unreadable(path: path, reason: String(cString: strerror(errno))))
+            return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            return .failure(.unreadable(path: path, reason: String(cString: strerror(errno))))
+            return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             return .failure(.unreadable(path: path, reason: "not a regular file"))
@@ -106,7 +107,7 @@ public enum ConfigurationFile {
             let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, $0.count - total) }
             if n < 0 {
                 if errno == EINTR { continue }
-                return .failure(.unreadable(path: path, reason: String(cString: strerror(errno))))
+                return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
             }
             if n == 0 { break }
             total += n

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NetPathCore
+import SystemPackage
 
 /// A connection to netpathd's control socket.
 ///
@@ -85,7 +86,7 @@ public final class ControlClient {
     ///   ``connectTimeout``, ``Failure/untrustedAgent(path:uid:)`` when someone else listens.
     public init(path: String) throws(Failure) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .noAgent(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw .noAgent(path: path, reason: Errno(rawValue: errno).description) }
         // On Unix sockets SO_SNDTIMEO bounds a blocking connect (EAGAIN) as well as send.
         let (seconds, attoseconds) = Self.connectTimeout.components
         var limit = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
@@ -110,13 +111,13 @@ public final class ControlClient {
             // EACCES: no write permission on the socket, or no search permission on a directory
             // above it. Either way an agent may well be running: "no netpathd" would mislead.
             if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
-            throw .noAgent(path: path, reason: String(cString: strerror(code)))
+            throw .noAgent(path: path, reason: Errno(rawValue: code).description)
         }
         guard let peer = PeerCredentials(socket: fd) else {
             let code = errno
             close(fd)
             throw .protocolError(
-                "cannot read the credentials of \(path)'s listener: \(String(cString: strerror(code)))"
+                "cannot read the credentials of \(path)'s listener: \(Errno(rawValue: code).description)"
             )
         }
         guard peer.uid == 0 || peer.uid == getuid() else {
@@ -190,7 +191,7 @@ public final class ControlClient {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .protocolError(String(cString: strerror(errno)))
+                throw .protocolError(Errno(rawValue: errno).description)
             }
             if n == 0 { return nil }
             buffer += chunk[..<n]
@@ -209,7 +210,7 @@ public final class ControlClient {
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let result = poll(&ready, 1, milliseconds)
             if result > 0 { return }
-            if result < 0 && errno != EINTR { throw .protocolError(String(cString: strerror(errno))) }
+            if result < 0 && errno != EINTR { throw .protocolError(Errno(rawValue: errno).description) }
             if result == 0 && milliseconds == 0 {
                 shutdown()
                 throw .noReply(path: path, timeout: timeout)
@@ -233,7 +234,7 @@ public final class ControlClient {
                 if errno == EINTR { continue }
                 // SO_SNDTIMEO passed: the agent is not reading.
                 if errno == EAGAIN || errno == EWOULDBLOCK { throw .noReply(path: path, timeout: Self.connectTimeout) }
-                throw .protocolError(String(cString: strerror(errno)))
+                throw .protocolError(Errno(rawValue: errno).description)
             }
             offset += n
         }

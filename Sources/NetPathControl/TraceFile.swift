@@ -1,5 +1,6 @@
 import Glibc
 import NetPathCore
+import SystemPackage
 
 /// Reads a trace from disk for `netpathctl simulate`: the bytes as they are, so that a file that
 /// is not UTF-8 gets a line and column like any other mistake.
@@ -28,11 +29,11 @@ public enum TraceFile {
 
     private static func read(_ path: String) -> Result<[UInt8], Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
+        guard fd >= 0 else { return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description)) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            return .failure(.unreadable(path: path, reason: String(cString: strerror(errno))))
+            return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
         }
         if info.st_mode & S_IFMT == S_IFDIR {
             return .failure(.unreadable(path: path, reason: "it is a directory"))
@@ -44,7 +45,7 @@ public enum TraceFile {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                return .failure(.unreadable(path: path, reason: String(cString: strerror(errno))))
+                return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
             }
             if n == 0 { return .success(bytes) }
             bytes.append(contentsOf: chunk[0..<n])

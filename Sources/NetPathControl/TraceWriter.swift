@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NetPathCore
+import SystemPackage
 
 /// Appends trace records to a file, one line each, written through at once so that a trace cut
 /// short by Ctrl-C or a crash is still valid up to its last line.
@@ -13,7 +14,7 @@ public final class TraceWriter {
     public init(path: String) throws {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw TraceWriterError(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw TraceWriterError(path: path, reason: Errno(rawValue: errno).description) }
         try write(Trace.header + "\n")
     }
 
@@ -31,7 +32,7 @@ public final class TraceWriter {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw TraceWriterError(path: path, reason: String(cString: strerror(errno)))
+                throw TraceWriterError(path: path, reason: Errno(rawValue: errno).description)
             }
             offset += n
         }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+    import SystemPackage
     import Glibc
 #endif
 
@@ -42,5 +43,5 @@ struct ControlFileError: Error, CustomStringConvertible {
     var path: String
     var errno: Int32
 
-    var description: String { "\(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))" }
+    var description: String { "\(operation) \(path): \(Errno(rawValue: errno).description) (errno \(errno))" }
 }

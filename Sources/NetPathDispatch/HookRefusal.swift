@@ -1,4 +1,5 @@
 import NetPathCore
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -61,7 +62,7 @@ public enum HookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
             return
                 "directory \(path.escapingControlCharacters) is writable by group or others (mode \(Self.octal(mode)))"
         case .invalidName: return "the file name is not valid UTF-8 or holds a control character"
-        case .cannotOpen(let code): return "cannot open: \(String(cString: strerror(code)))"
+        case .cannotOpen(let code): return "cannot open: \(Errno(rawValue: code).description)"
         }
     }
 

@@ -1,6 +1,7 @@
 import Logging
 import Subprocess
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -233,5 +234,5 @@ struct HookRunnerError: Error, CustomStringConvertible {
     var operation: String
     var errno: Int32
 
-    var description: String { "\(operation): \(String(cString: strerror(errno))) (errno \(errno))" }
+    var description: String { "\(operation): \(Errno(rawValue: errno).description) (errno \(errno))" }
 }

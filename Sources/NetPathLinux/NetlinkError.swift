@@ -1,4 +1,5 @@
 import CNetlink
+import SystemPackage
 
 /// A failure talking to the kernel over netlink, keeping the raw libnl or errno code.
 public struct NetlinkError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -49,7 +50,7 @@ public struct NetlinkError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         let reason: String
         if code == .namespace || code == .thread || code == .socket {
-            reason = String(cString: strerror(rawValue))
+            reason = Errno(rawValue: rawValue).description
         } else {
             reason = String(cString: nl_geterror(rawValue))
         }
