@@ -202,14 +202,7 @@ final class MainLoop {
 
     private func apply(_ snapshot: KernelSnapshot) {
         lastSnapshot = snapshot
-        let update = observer.update(from: snapshot)
-        lastUpdate = update
-        record(update)
-        let events = tracker.update(to: update.state, at: update.time)
-        // Plugins read the new state through their context before they get its events.
-        plugins.update(state: tracker.state, paths: tracker.paths)
-        dispatch(settler.receive(events, at: .now))
-        publish(update)
+        carryOut(observer.update(from: snapshot))
     }
 
     /// A policy target resolved to something new: evaluate the last snapshot again.
@@ -218,9 +211,15 @@ final class MainLoop {
         var update = observer.update(from: lastSnapshot)
         // A new state of this moment, not of the snapshot's (traces stay in time order).
         update.time = Date()
+        carryOut(update)
+    }
+
+    /// Records `update`, turns it into events, and hands them on.
+    private func carryOut(_ update: SystemUpdate) {
         lastUpdate = update
         record(update)
         let events = tracker.update(to: update.state, at: update.time)
+        // Plugins read the new state through their context before they get its events.
         plugins.update(state: tracker.state, paths: tracker.paths)
         dispatch(settler.receive(events, at: .now))
         publish(update)

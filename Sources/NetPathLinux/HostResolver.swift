@@ -211,29 +211,8 @@ public final class HostResolver: Sendable {
         return UInt64(seconds) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 
-    private final class Body {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-
     /// A detached plain thread: a blocked `getaddrinfo` holds it, and nothing else.
     private static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread,
-            nil,
-            { raw in
-                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-                return nil
-            },
-            context
-        )
-        guard created == 0 else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
+        OSThread.detach(body)
     }
 }

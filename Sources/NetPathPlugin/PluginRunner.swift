@@ -210,28 +210,20 @@ public final class PluginRunner: Sendable {
             plan.removed = running.values.filter { !wanted.contains($0.plugin.name) }.map(\.id)
             state.active.removeAll { plan.removed.contains($0.id) }
             for plugin in plugins {
-                if let lane = running[plugin.name] {
-                    if lane.plugin.configuration == plugin.configuration { continue }
-                    let successor = Self.install(
-                        plugin,
-                        in: &state,
-                        view: view,
-                        editor: routeEditor,
-                        logger: logger,
-                        options: options,
-                        held: true
-                    )
-                    plan.changed.append((lane.id, successor.id))
+                let current = running[plugin.name]
+                if let current, current.plugin.configuration == plugin.configuration { continue }
+                let lane = Self.install(
+                    plugin,
+                    in: &state,
+                    view: view,
+                    editor: routeEditor,
+                    logger: logger,
+                    options: options,
+                    held: true
+                )
+                if let current {
+                    plan.changed.append((current.id, lane.id))
                 } else {
-                    let lane = Self.install(
-                        plugin,
-                        in: &state,
-                        view: view,
-                        editor: routeEditor,
-                        logger: logger,
-                        options: options,
-                        held: true
-                    )
                     plan.added.append(lane.id)
                 }
             }
