@@ -100,8 +100,11 @@ struct HostLookupTests {
                     up ? PathMonitorTests.satisfied($0.1) : PathMonitorTests.unsatisfied($0.1)
                 }
                 let latency = seen - changed
+                // The usual latency: the kernel's linkwatch may hold a carrier change for up to a
+                // second before announcing it (the agent's test allows 2 s too); a lookup in the
+                // way would add the name server's 30 s.
                 #expect(
-                    latency < .seconds(1),
+                    latency < .seconds(2),
                     "carrier \(up ? "up" : "down") reached the handler after \(latency): \(path)"
                 )
             }
