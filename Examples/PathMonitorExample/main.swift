@@ -3,10 +3,13 @@
 //   swift run netpath-example                     follow the default path until Ctrl-C
 //   swift run netpath-example 192.0.2.1 example.org   …and whether these hosts are reachable
 //   swift run netpath-example --once HOST         print the current answers and exit
+//   swift run netpath-example --target HOST       …and a policy that needs a route to HOST
 //   netpath-example --namespace lab …             follow the network namespace `lab` (root)
 //
-// It uses the three ways to receive paths: `currentPath` right after `start(queue:)`, a handler
-// on a queue (for the hosts), and the async sequence (for the path).
+// It uses the ways to receive paths: `currentPath` right after `start(queue:)`, a handler on a
+// queue (for the hosts and the target policy), the async sequence (for the path) and, with
+// --once, the one-shot query. Host names are looked up in the background: nothing here waits
+// for DNS, except the one-shot query (for at most five seconds).
 import Dispatch
 import Foundation
 import NetPath
@@ -14,6 +17,7 @@ import NetPath
 var once = false
 var namespace: String?
 var hosts: [String] = []
+var target: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -21,8 +25,11 @@ while let argument = arguments.popFirst() {
     case "--namespace":
         guard let name = arguments.popFirst() else { fatalError("--namespace needs a name") }
         namespace = name
+    case "--target":
+        guard let name = arguments.popFirst() else { fatalError("--target needs a host") }
+        target = name
     case "-h", "--help":
-        print("usage: netpath-example [--once] [--namespace NAME] [HOST…]")
+        print("usage: netpath-example [--once] [--namespace NAME] [--target HOST] [HOST…]")
         exit(0)
     default: hosts.append(argument)
     }
@@ -44,6 +51,7 @@ func describe(_ reachability: HostReachability) -> String {
         if let gateway = reachability.gateway { text += " gateway \(gateway)" }
         if reachability.isExpensive { text += ", metered" }
     }
+    if let reason = reachability.unresolvedReason { text += " (\(reason))" }
     return text
 }
 
@@ -55,18 +63,30 @@ func say(_ line: String) {
 let source = namespace.map { KernelPathSource(options: .init(namespace: $0)) } ?? KernelPathSource.shared
 let queue = DispatchQueue(label: "netpath-example")
 
-// Handler style, as with NWPathMonitor: the current answer is known as soon as start returns.
-let hostMonitors = hosts.map { HostMonitor(host: $0, source: source) }
+// Handler style, as with NWPathMonitor: the current answer is known as soon as start returns
+// (for a name, possibly "looking up"; the name server's answer follows as a change).
+let hostMonitors = once ? [] : hosts.map { HostMonitor(host: $0, source: source) }
 for monitor in hostMonitors {
-    // The handler also receives the current answer first; with --once, print it from here.
-    if !once { monitor.updateHandler = { say(describe($0)) } }
+    monitor.updateHandler = { say(describe($0)) }
     monitor.start(queue: queue)
-    if once {
-        say(
-            monitor.currentReachability.map(describe)
-                ?? "host \(monitor.host): \(monitor.failure.map { "\($0)" } ?? "?")"
-        )
+}
+// One-shot queries: each waits for its name's lookup, but at most five seconds.
+if once {
+    for host in hosts {
+        do {
+            say(describe(try await HostMonitor.reachability(of: host, source: source)))
+        } catch {
+            say("host \(host): \(error)")
+        }
     }
+}
+
+// A policy that counts only interfaces routing to a host: a handler on the queue.
+let targetMonitor = target.map { PathMonitor(policy: PathPolicy(name: "target", target: $0), source: source) }
+if let targetMonitor {
+    if !once { targetMonitor.pathUpdateHandler = { say(describe($0)) } }
+    targetMonitor.start(queue: queue)
+    if once, let path = targetMonitor.currentPath { say(describe(path)) }
 }
 
 // Async sequence style: the first element is the path now, then each change.

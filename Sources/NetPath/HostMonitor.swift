@@ -8,9 +8,11 @@ import Synchronization
 /// type, and whether that interface is metered — what `SCNetworkReachability` answered.
 ///
 /// The answer comes from the routing table (``KernelPathSource`` by default), so monitoring never
-/// sends a packet to the host. A host name is resolved when monitoring starts and again when the
-/// network path changes, not on every route change; a name that does not resolve is reported as
-/// ``HostReachability/Status/unresolved``, distinct from ``HostReachability/Status/unreachable``.
+/// sends a packet to the host. A host name is resolved off the monitor's queue, asynchronously:
+/// starting never waits for DNS, the answer is kept for its lifetime and looked up again when the
+/// network path changes, not on every route change. A name without an address is reported as
+/// ``HostReachability/Status/unresolved`` (distinct from ``HostReachability/Status/unreachable``),
+/// and ``HostReachability/unresolvedReason`` says whether its lookup is still under way or failed.
 ///
 /// ```swift
 /// let api = HostMonitor(host: "api.example.com")
@@ -18,7 +20,7 @@ import Synchronization
 ///     switch reachability.status {
 ///     case .reachable: print("via \(reachability.interface!.name), metered: \(reachability.isExpensive)")
 ///     case .unreachable: print("no route")
-///     case .unresolved: print("name does not resolve")
+///     case .unresolved: print("no address:", reachability.unresolvedReason.map { "\($0)" } ?? "-")
 ///     }
 /// }
 ///
@@ -26,7 +28,7 @@ import Synchronization
 /// let gateway = HostMonitor(host: "192.0.2.1")
 /// gateway.updateHandler = { print($0.status) }
 /// gateway.start(queue: .main)
-/// print(gateway.currentReachability!.status)   // known when start returns
+/// print(gateway.currentReachability!.status)   // known when start returns (for a name: maybe still looking up)
 /// ```
 ///
 /// Keep a reference to a started monitor: releasing it cancels it.
@@ -117,7 +119,9 @@ public final class HostMonitor: Sendable {
     }
 
     /// The newest answer this monitor has seen; set by the time ``start(queue:)`` returns. `nil`
-    /// before the monitor has been started or iterated.
+    /// before the monitor has been started or iterated. For a host name whose first lookup has
+    /// not answered yet it is ``HostReachability/Status/unresolved`` with
+    /// ``HostReachability/UnresolvedReason/lookingUp``.
     ///
     /// - Important: after ``cancel()`` (or when the source ended, see ``failure``) it keeps the
     ///   last answer, which nothing updates any more: check ``isStarted`` before trusting it, or
@@ -160,9 +164,12 @@ public final class HostMonitor: Sendable {
     /// ```
     public var isStarted: Bool { driver.isRunning }
 
-    /// Starts monitoring: ``currentReachability`` is set when this returns (for a host name, after
-    /// its first resolution), and ``updateHandler`` is called on `queue` with it, then with each
-    /// change. Starting a started monitor does nothing; a cancelled one can start again.
+    /// Starts monitoring: ``currentReachability`` is set when this returns, and ``updateHandler``
+    /// is called on `queue` with it, then with each change. It returns at once, as Apple's does:
+    /// a host name is looked up in the background (until it answers, the answer is
+    /// ``HostReachability/Status/unresolved`` with ``HostReachability/UnresolvedReason/lookingUp``,
+    /// and the name server's answer comes as a change). Starting a started monitor does nothing;
+    /// a cancelled one can start again.
     ///
     /// ```swift
     /// monitor.start(queue: DispatchQueue(label: "reachability"))

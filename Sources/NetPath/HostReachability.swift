@@ -19,8 +19,35 @@ public struct HostReachability: Hashable, Sendable, Codable {
         case reachable
         /// The host's addresses are known, but no usable interface routes to any of them.
         case unreachable
-        /// The host name did not resolve to any address: nothing could be looked up.
+        /// The host name has no address (yet): nothing could be looked up. ``unresolvedReason``
+        /// says whether its lookup is still under way or failed.
         case unresolved
+    }
+
+    /// Why a host name has no address: the lookup is under way, or it failed.
+    ///
+    /// ```swift
+    /// if reachability.unresolvedReason == .lookingUp { showSpinner() }
+    /// ```
+    public enum UnresolvedReason: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The name's first lookup has not answered yet (a slow or unanswering name server);
+        /// the answer arrives as a change.
+        case lookingUp
+        /// The lookup failed; `reason` is the resolver's (`Temporary failure in name resolution`).
+        /// It is retried after a while and when the network path changes.
+        case failed(reason: String)
+
+        /// One line, control characters escaped: `looking up` or `lookup failed: …`.
+        ///
+        /// ```swift
+        /// print(reachability.unresolvedReason.map(String.init(describing:)) ?? "resolved")
+        /// ```
+        public var description: String {
+            switch self {
+            case .lookingUp: "looking up"
+            case .failed(let reason): "lookup failed: \(reason.escapingControlCharacters)"
+            }
+        }
     }
 
     /// The host as given: a name or an address literal.
@@ -66,6 +93,13 @@ public struct HostReachability: Hashable, Sendable, Codable {
     /// let viaDefaultRoute = reachability.prefixLength == 0
     /// ```
     public var prefixLength: Int?
+    /// When ``status`` is ``Status/unresolved``, whether the name is still being looked up or its
+    /// lookup failed; `nil` otherwise, and when the source does not say (a scripted answer).
+    ///
+    /// ```swift
+    /// if case .failed(let reason) = reachability.unresolvedReason { print("DNS:", reason) }
+    /// ```
+    public var unresolvedReason: UnresolvedReason?
 
     /// A reachability value; `addresses` defaults to `[address]` when an address is given.
     ///
@@ -79,7 +113,8 @@ public struct HostReachability: Hashable, Sendable, Codable {
         address: IPAddress? = nil,
         interface: NetworkPath.PathInterface? = nil,
         gateway: IPAddress? = nil,
-        prefixLength: Int? = nil
+        prefixLength: Int? = nil,
+        unresolvedReason: UnresolvedReason? = nil
     ) {
         self.host = host
         self.status = status
@@ -88,6 +123,7 @@ public struct HostReachability: Hashable, Sendable, Codable {
         self.interface = interface
         self.gateway = gateway
         self.prefixLength = prefixLength
+        self.unresolvedReason = unresolvedReason
     }
 
     /// Whether ``status`` is ``Status/reachable``.
@@ -114,6 +150,7 @@ public struct HostReachability: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case host, status, addresses, address, interface, gateway
         case prefixLength = "prefix_len"
+        case unresolvedReason = "unresolved_reason"
     }
 }
 

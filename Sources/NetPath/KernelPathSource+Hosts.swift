@@ -7,10 +7,14 @@ extension KernelPathSource: ReachabilitySource {
     /// Follows whether the kernel has a route to `host`, through which interface, and whether
     /// it is metered — by looking up the mirrored routing table: no packet is sent.
     ///
-    /// A host name is resolved (with the source's `resolve`, `getaddrinfo` by default) when the
-    /// subscription starts and again only when the default policy's path changes, on a private
-    /// queue, so a slow resolver never delays path deliveries. An address literal is never
-    /// resolved. Route changes are re-evaluated against the addresses already resolved.
+    /// Returns at once: a host name is resolved by the source's resolver (with the source's
+    /// `resolve`, `getaddrinfo` by default), on a thread of its own. Until its first answer the
+    /// reachability is ``HostReachability/Status/unresolved`` with
+    /// ``HostReachability/UnresolvedReason/lookingUp`` (unless another subscription already
+    /// follows the name: its answer is shared); the answer then arrives as a change. The answer is
+    /// kept for its lifetime and looked up again when the path to the name servers changes. An
+    /// address literal is never resolved. Route changes are re-evaluated against the addresses
+    /// already resolved.
     ///
     /// ```swift
     /// let subscription = try KernelPathSource.shared.subscribe(toHost: "192.0.2.80", sink: SourceSink { print($0.status) })
@@ -20,26 +24,24 @@ extension KernelPathSource: ReachabilitySource {
         toHost host: String,
         sink: SourceSink<HostReachability>
     ) throws -> SourceSubscription<HostReachability> {
-        let tracker = HostTracker(host: host, sink: sink, resolve: resolve)
+        let tracker = HostTracker(host: host, sink: sink)
         let (id, run) = try register { state in
             let id = state.makeID()
             state.hosts[id] = tracker
             return id
         }
-        // The first evaluation is queued on the tracker before any later delivery can be (both
-        // happen on the run's queue), so the tracker sees readings in kernel order.
-        run.onQueue { tracker.start(run.read(includingTable: true)) }
-        let initial = tracker.initialValue()
+        // On the run's queue, before any later delivery to the tracker: it sees readings in
+        // kernel order. Only the resolver's current answer is read, so this never waits for DNS.
+        let initial = run.onQueue { tracker.start(run.read(includingTable: true)) }
         return SourceSubscription(initialValue: initial) { [self] in unregister(id) }
     }
 }
 
-/// Follows one host for a ``KernelPathSource``: resolves it once per path change and looks up its
-/// routes in each reading, on its own serial queue.
+/// Follows one host for a ``KernelPathSource``: looks up its routes in each reading, with the
+/// addresses the run's resolver has for it, on its own serial queue.
 final class HostTracker: Sendable {
     let host: String
     private let sink: SourceSink<HostReachability>
-    private let resolve: @Sendable (String) -> [IPAddress]
     private let queue: DispatchQueue
     private let literal: IPAddress?
     private let state = Mutex<State>(State())
@@ -50,41 +52,25 @@ final class HostTracker: Sendable {
         var scheduled = false
         /// Set by ``start(_:)``: readings distributed before it are older than the first one.
         var started = false
-        var initial: HostReachability?
         var last: HostReachability?
-        /// The resolved addresses and the default path they were resolved under.
-        var addresses: [IPAddress]?
-        var resolvedUnder: NetworkPath?
         var cancelled = false
     }
 
-    // The default policy's path decides when a name is resolved again: a new primary interface
-    // or a new DNS reachability can mean new answers; a route tweak cannot.
-    private static let pathEvaluator = PathEvaluator(policy: .default)
-
-    init(host: String, sink: SourceSink<HostReachability>, resolve: @escaping @Sendable (String) -> [IPAddress]) {
+    init(host: String, sink: SourceSink<HostReachability>) {
         self.host = host
         self.sink = sink
-        self.resolve = resolve
         self.literal = IPAddress(host)
         self.queue = DispatchQueue(label: "netpath.host-tracker")
     }
 
-    /// Queues the first evaluation; ``initialValue()`` waits for it. Called on the run's queue.
-    func start(_ reading: KernelPathSource.Run.Reading) {
-        state.withLock { $0.started = true }
-        queue.async { [self] in
-            let value = evaluate(reading)
-            state.withLock {
-                $0.initial = value
-                $0.last = value
-            }
+    /// Evaluates the first reading and returns it. Called on the run's queue; never blocks.
+    func start(_ reading: KernelPathSource.Run.Reading) -> HostReachability {
+        let value = evaluate(reading)
+        state.withLock {
+            $0.started = true
+            $0.last = value
         }
-    }
-
-    /// The first evaluation's result. Blocks until it is done (a host name's first resolution).
-    func initialValue() -> HostReachability {
-        queue.sync { state.withLock { $0.initial! } }
+        return value
     }
 
     /// Queues a reading; called on the run's queue for every change.
@@ -122,22 +108,23 @@ final class HostTracker: Sendable {
         sink.finish(throwing: error)
     }
 
-    /// Runs on ``queue``: resolves if the path changed, then asks the table.
+    /// The host's addresses from the resolver's answer, then the table's routes to them.
     private func evaluate(_ reading: KernelPathSource.Run.Reading) -> HostReachability {
         let addresses: [IPAddress]
         if let literal {
             addresses = [literal]
         } else {
-            let path = Self.pathEvaluator.path(for: reading.state)
-            let cached = state.withLock { $0.resolvedUnder == path ? $0.addresses : nil }
-            if let cached {
-                addresses = cached
-            } else {
-                addresses = resolve(host)
-                state.withLock {
-                    $0.addresses = addresses
-                    $0.resolvedUnder = path
-                }
+            switch reading.hosts?.answer(for: host) ?? .pending {
+            case .resolved(let resolved):
+                addresses = resolved
+            case .pending:
+                return HostReachability(host: host, status: .unresolved, unresolvedReason: .lookingUp)
+            case .failed(let error):
+                return HostReachability(
+                    host: host,
+                    status: .unresolved,
+                    unresolvedReason: .failed(reason: error.reason)
+                )
             }
         }
         let table = reading.table ?? KernelTable()

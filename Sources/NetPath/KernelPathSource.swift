@@ -24,9 +24,17 @@ import Synchronization
 ///
 /// Each change is evaluated on one private serial queue, in order, for every subscribed policy;
 /// a subscriber receives a path only when it differs from the last one it received. Its paths'
-/// ``NetworkPath/origin`` is ``NetworkPath/Origin/kernel``. A policy's
-/// `target` is resolved with `getaddrinfo` on every change (see ``SystemObserver``); prefer an
-/// address to a name there, or use a ``HostMonitor``, which resolves once per path change.
+/// ``NetworkPath/origin`` is ``NetworkPath/Origin/kernel``.
+///
+/// Host names — a policy's `target`, a ``HostMonitor``'s host — are never resolved on that
+/// queue, nor on a caller's: each run has one ``HostResolver``, which looks every name up on a
+/// thread of its own, keeps the answer (a minute; a failure ten seconds) and looks it up again
+/// when the path to the name servers changes. Until a name's first answer arrives, a target's
+/// path is unsatisfied with ``NetworkPath/UnsatisfiedReason/targetUnresolved`` and a host's
+/// reachability is ``HostReachability/Status/unresolved`` with
+/// ``HostReachability/UnresolvedReason/lookingUp``; the answer is delivered as a change. So a
+/// name server that never answers delays no path and no other monitor. (A lookup in progress
+/// when the last subscription ends holds its thread until `getaddrinfo` returns.)
 ///
 /// This is the local half of the sources: ``AgentPathSource`` follows a running `netpathd` over
 /// its control socket through the same ``PathSource`` protocol, so monitors take either.
@@ -46,7 +54,8 @@ public final class KernelPathSource: PathSource, Sendable {
     /// ```
     public let options: NetlinkEngine.Options
     let builder: SystemStateBuilder
-    let resolve: @Sendable (String) -> [IPAddress]
+    /// How the run's ``HostResolver`` looks a name up (on its own threads).
+    let lookup: HostResolver.Lookup
 
     // `lifecycle` serialises starting and stopping the engine with (un)registering subscribers,
     // so the last cancellation and a new subscription can never leave a subscriber on a stopped
@@ -80,8 +89,10 @@ public final class KernelPathSource: PathSource, Sendable {
     /// - Parameters:
     ///   - options: the netlink engine's settings; `namespace` follows a named network namespace.
     ///   - builder: classification (overrides, sysfs root) and the resolv.conf path.
-    ///   - resolve: how ``HostMonitor`` resolves host names; `getaddrinfo` by default. Address
-    ///     literals are never passed to it.
+    ///   - resolve: how host names (policy targets, ``HostMonitor`` hosts) are looked up, on the
+    ///     source's resolver threads, never on a caller's or the delivery queue: it may block. An
+    ///     empty answer counts as a failed lookup. `nil` (the default) uses `getaddrinfo`, whose
+    ///     error then names the reason. Address literals are never passed to it.
     ///
     /// ```swift
     /// let lab = KernelPathSource(options: .init(namespace: "lab"))
@@ -90,11 +101,18 @@ public final class KernelPathSource: PathSource, Sendable {
     public init(
         options: NetlinkEngine.Options = NetlinkEngine.Options(),
         builder: SystemStateBuilder = SystemStateBuilder(),
-        resolve: @escaping @Sendable (String) -> [IPAddress] = { TargetResolver().resolve($0) }
+        resolve: (@Sendable (String) -> [IPAddress])? = nil
     ) {
         self.options = options
         self.builder = builder
-        self.resolve = resolve
+        if let resolve {
+            lookup = { host in
+                let addresses = resolve(host)
+                return addresses.isEmpty ? .failure(HostLookupError(host: host, code: 0)) : .success(addresses)
+            }
+        } else {
+            lookup = { TargetResolver().lookup($0) }
+        }
     }
 
     /// Whether the netlink engine is running (some subscription is active).
@@ -149,11 +167,12 @@ public final class KernelPathSource: PathSource, Sendable {
     func register(_ add: (inout State) -> UInt64) throws -> (UInt64, Run) {
         try lifecycle.withLock { _ in
             let run = try state.withLock { $0.run } ?? startRun()
-            let (id, targets) = state.withLock { state in
+            let (id, targets, hosts) = state.withLock { state in
                 let id = add(&state)
-                return (id, state.targets)
+                return (id, state.targets, state.hostNames)
             }
             run.observer.setTargets(targets)
+            run.observer.setFollowedHosts(hosts)
             return (id, run)
         }
     }
@@ -161,12 +180,12 @@ public final class KernelPathSource: PathSource, Sendable {
     /// Removes a subscriber; stops the engine with the last one.
     func unregister(_ id: UInt64) {
         lifecycle.withLock { _ in
-            let (run, empty, targets, tracker) = state.withLock { state in
+            let (run, empty, targets, hosts, tracker) = state.withLock { state in
                 state.paths[id] = nil
                 let tracker = state.hosts.removeValue(forKey: id)
                 let run = state.run
                 if state.isEmpty { state.run = nil }
-                return (run, state.isEmpty, state.targets, tracker)
+                return (run, state.isEmpty, state.targets, state.hostNames, tracker)
             }
             tracker?.cancel()
             guard let run else { return }
@@ -174,15 +193,31 @@ public final class KernelPathSource: PathSource, Sendable {
                 run.stop()
             } else {
                 run.observer.setTargets(targets)
+                run.observer.setFollowedHosts(hosts)
             }
         }
     }
 
     private func startRun() throws -> Run {
-        let observer = SystemObserver(engine: NetlinkEngine(options: options), builder: builder)
-        let snapshots = try observer.engine.start()
+        // A new answer is a change like any other: it rings the run's queue, which re-evaluates
+        // every subscriber. The doorbell is connected once the run exists; an answer before that
+        // is read by the run's first evaluation anyway.
+        let doorbell = Doorbell()
+        let resolver = HostResolver(lookup: lookup, logger: options.logger) { doorbell.ring() }
+        let observer = SystemObserver(engine: NetlinkEngine(options: options), builder: builder, hosts: resolver)
+        let snapshots: AsyncStream<KernelSnapshot>
+        do {
+            snapshots = try observer.engine.start()
+        } catch {
+            resolver.stop()
+            throw error
+        }
         let run = Run(observer: observer)
         state.withLock { $0.run = run }
+        doorbell.connect { [weak self, weak run] in
+            guard let self, let run else { return }
+            run.ring { self.distribute(run) }
+        }
         // The engine's stream is only a doorbell: each ring re-reads the engine's table on the
         // run's queue, so a late-delivered snapshot can never take a subscriber back in time.
         Task.detached { [self] in
@@ -242,6 +277,22 @@ extension KernelPathSource.State {
     var targets: [String] {
         Array(Set(paths.values.compactMap(\.evaluator.policy.target))).sorted()
     }
+
+    /// The host names the observer's resolver must follow for the host trackers.
+    var hostNames: [String] {
+        Array(Set(hosts.values.map(\.host))).sorted()
+    }
+}
+
+extension KernelPathSource {
+    /// Connects a run's ``HostResolver`` (made before the run) to the run's queue.
+    final class Doorbell: Sendable {
+        private let action = Mutex<(@Sendable () -> Void)?>(nil)
+
+        func connect(_ ring: @escaping @Sendable () -> Void) { action.withLock { $0 = ring } }
+
+        func ring() { action.withLock { $0 }?() }
+    }
 }
 
 /// Why a ``KernelPathSource`` ended a subscription.
@@ -281,10 +332,12 @@ extension KernelPathSource {
 
         var isStopping: Bool { flags.withLock { $0.stopping } }
 
-        /// What one evaluation needs: the classified state and, for host lookups, the route table.
+        /// What one evaluation needs: the classified state and, for host lookups, the route table
+        /// and the resolver's answers.
         struct Reading: Sendable {
             var state: SystemState
             var table: KernelTable?
+            var hosts: HostResolver?
         }
 
         /// Reads the engine's current table and classifies it. Call on ``queue`` only: reads in
@@ -298,7 +351,7 @@ extension KernelPathSource {
                 snapshot = observer.engine.snapshot()
                 if includingTable { kept = observer.engine.table() }
             }
-            return Reading(state: observer.update(from: snapshot).state, table: kept)
+            return Reading(state: observer.update(from: snapshot).state, table: kept, hosts: observer.hosts)
         }
 
         /// Schedules `work` on the queue unless it is already scheduled: a burst of snapshots
@@ -326,6 +379,8 @@ extension KernelPathSource {
         func stop() {
             flags.withLock { $0.stopping = true }
             observer.stop()
+            // Its threads end at once, or when a lookup in progress returns.
+            observer.hosts?.stop()
         }
     }
 }

@@ -29,16 +29,26 @@ public struct SystemUpdate: Sendable {
 /// only reads the resolver's current answers (a name not answered yet is
 /// ``SystemState/TargetReachability/Resolution/pending``), and asks the resolver to look the
 /// names up again when the path to the name servers changes: a default route, the kernel's
-/// route to the internet, or the name servers themselves.
+/// route to the internet, or the name servers themselves. The resolver can also follow names that
+/// are not targets (``setFollowedHosts(_:)``: a library's host monitors), refreshed on the same
+/// changes.
 public final class SystemObserver: Sendable {
     public let engine: NetlinkEngine
     private let builder: Mutex<SystemStateBuilder>
-    private let targets: Mutex<[String]>
+    private let names: Mutex<Names>
     private let resolver = TargetResolver()
     /// Resolves host-name targets off the caller's thread; `nil` resolves them inline.
     public let hosts: HostResolver?
     /// What the last update's lookups depended on; a change asks ``hosts`` to look up again.
     private let lookupPath = Mutex<LookupPath?>(nil)
+
+    /// The names the resolver follows: the targets, and others an owner asked for.
+    private struct Names {
+        var targets: [String]
+        var others: [String] = []
+
+        var all: [String] { Array(Set(targets + others)).sorted() }
+    }
 
     /// The parts of a state that decide where a DNS query goes and what it can reach.
     private struct LookupPath: Equatable {
@@ -61,7 +71,7 @@ public final class SystemObserver: Sendable {
     ) {
         self.engine = engine
         self.builder = Mutex(builder)
-        self.targets = Mutex(targets)
+        self.names = Mutex(Names(targets: targets))
         self.hosts = hosts
         hosts?.follow(targets)
     }
@@ -73,8 +83,21 @@ public final class SystemObserver: Sendable {
 
     /// Replaces the targets (a config reload); applies from the next update.
     public func setTargets(_ newTargets: [String]) {
-        targets.withLock { $0 = newTargets }
-        hosts?.follow(newTargets)
+        // Under the lock: concurrent callers cannot leave the resolver following an older set.
+        names.withLock { names in
+            names.targets = newTargets
+            hosts?.follow(names.all)
+        }
+    }
+
+    /// Has ``hosts`` resolve `names` besides the targets (they are not evaluated as targets; read
+    /// their answers from ``hosts``), and look them up again on the same path changes. Without a
+    /// resolver it does nothing.
+    public func setFollowedHosts(_ newNames: [String]) {
+        names.withLock { names in
+            names.others = newNames
+            hosts?.follow(names.all)
+        }
     }
 
     /// Starts the engine. The first update is the initial dump, available at once.
@@ -85,14 +108,14 @@ public final class SystemObserver: Sendable {
 
     /// Builds the update for one snapshot (also used to classify the first snapshot synchronously).
     public func update(from snapshot: KernelSnapshot) -> SystemUpdate {
-        let wanted = targets.withLock { $0 }
+        let (wanted, following) = names.withLock { ($0.targets, !$0.targets.isEmpty || !$0.others.isEmpty) }
         var reachability: [String: SystemState.TargetReachability] = [:]
         if !wanted.isEmpty {
             let table = engine.table()
             for target in wanted { reachability[target] = self.reachability(of: target, in: table) }
         }
         let state = builder.withLock { $0.state(from: snapshot, targets: reachability) }
-        if let hosts, !wanted.isEmpty {
+        if let hosts, following {
             let path = LookupPath(
                 defaultRoutes: snapshot.defaultRoutes,
                 kernelRoutes: snapshot.kernelRoutes,

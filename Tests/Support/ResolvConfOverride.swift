@@ -1,13 +1,14 @@
 import Foundation
-import TestSupport
 
 /// A `resolv.conf` for one namespace: `ip netns exec` bind-mounts `/etc/netns/NAME/resolv.conf`
 /// over `/etc/resolv.conf` when it exists, so only processes started that way see it.
-struct ResolvConfOverride {
-    let directory: URL
+public struct ResolvConfOverride {
+    /// `/etc/netns/NAME`.
+    public let directory: URL
     private let createdParent: Bool
 
-    init(namespace: NetworkNamespace, _ contents: String) throws {
+    /// Writes `contents` as the namespace's `resolv.conf`.
+    public init(namespace: NetworkNamespace, _ contents: String) throws {
         let parent = URL(fileURLWithPath: "/etc/netns")
         createdParent = !FileManager.default.fileExists(atPath: parent.path)
         directory = parent.appendingPathComponent(namespace.name)
@@ -15,7 +16,8 @@ struct ResolvConfOverride {
         try contents.write(to: directory.appendingPathComponent("resolv.conf"), atomically: true, encoding: .utf8)
     }
 
-    func remove() {
+    /// Removes the file and the directories this made.
+    public func remove() {
         try? FileManager.default.removeItem(at: directory)
         // Only a parent this test made, and only when nobody else put anything there meanwhile.
         if createdParent { rmdir(directory.deletingLastPathComponent().path) }
