@@ -38,8 +38,9 @@ struct ExampleHooksTests {
                 group.cancelAll()
             }
             let statistics = dispatcher.statistics
-            #expect(statistics.runCount("10-log-event", .success) == 3)
-            #expect(statistics.runCount("50-restart-on-primary-change", .success) == 3)
+            let logged = log.all.map { "\($0.level): \($0.message)" }.suffix(30).joined(separator: "\n")
+            #expect(statistics.runCount("10-log-event", .success) == 3, "\(statistics)\n\(logged)")
+            #expect(statistics.runCount("50-restart-on-primary-change", .success) == 3, "\(statistics)\n\(logged)")
         }
     }
 
