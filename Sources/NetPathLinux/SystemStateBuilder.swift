@@ -9,6 +9,7 @@ import NetPathCore
 public struct SystemStateBuilder: Sendable {
     /// The classifier, with the configured overrides.
     public var classifier: InterfaceClassifier
+    /// Where link facts are read (`/sys`, or a fixture tree in tests).
     public var sysfs: SysfsReader
     /// Where DNS servers come from.
     public var resolvConfPath: String
@@ -39,6 +40,7 @@ public struct SystemStateBuilder: Sendable {
         }
     }
 
+    /// A builder with these sources; the defaults read the host's `/sys` and `/etc/resolv.conf`.
     public init(
         classifier: InterfaceClassifier = InterfaceClassifier(),
         sysfs: SysfsReader = SysfsReader(),
