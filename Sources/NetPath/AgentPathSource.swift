@@ -151,7 +151,7 @@ public final class AgentPathSource: PathSource, Sendable {
     }
 
     /// The socket `netpathd` listens on here: the `control_socket` of the configuration file
-    /// (``ConfigurationFile/defaultPath``) when it exists and is valid, else the built-in default.
+    /// (`/etc/netpath/netpath.toml`) when it exists and is valid, else the built-in default.
     ///
     /// ```swift
     /// let path = AgentPathSource.configuredSocketPath()   // "/run/netpath/netpathd.sock"

@@ -7,7 +7,7 @@ import Synchronization
 /// The kernel, as a ``PathSource`` and a ``ReachabilitySource``: paths evaluated in this process
 /// from netlink, with no agent involved.
 ///
-/// Every subscription to one source shares one ``SystemObserver`` — one netlink engine, one
+/// Every subscription to one source shares one `SystemObserver` — one netlink engine, one
 /// thread, three file descriptors. It starts with the first subscription (which waits for the
 /// initial dump, typically a few milliseconds) and stops when the last one is cancelled, so a
 /// process that stops monitoring leaves no thread or socket behind. ``shared`` follows the
@@ -25,7 +25,7 @@ import Synchronization
 /// Each change is evaluated on one private serial queue, in order, for every subscribed policy;
 /// a subscriber receives a path only when it differs from the last one it received. Its paths'
 /// ``NetworkPath/origin`` is ``NetworkPath/Origin/kernel``. A policy's
-/// `target` is resolved with `getaddrinfo` on every change (see ``SystemObserver``); prefer an
+/// `target` is resolved with `getaddrinfo` on every change (see `SystemObserver`); prefer an
 /// address to a name there, or use a ``HostMonitor``, which resolves once per path change.
 ///
 /// This is the local half of the sources: ``AgentPathSource`` follows a running `netpathd` over

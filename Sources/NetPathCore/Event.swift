@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// One transition netpath dispatches: an interface or a path changed.
 ///
-/// Its JSON form (``JSONCoding``) is versioned and identical on a hook's stdin, on the control
+/// Its JSON form (docs/events.md) is versioned and identical on a hook's stdin, on the control
 /// socket and in `netpathctl monitor --json`.
 public struct Event: Hashable, Sendable {
     /// The JSON schema version.

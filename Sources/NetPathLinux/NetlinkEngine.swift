@@ -6,7 +6,7 @@ import NetPathCore
 import Synchronization
 
 /// Follows the kernel's links, addresses and routes over rtnetlink and publishes a
-/// ``KernelSnapshot`` after every batch of changes.
+/// `KernelSnapshot` after every batch of changes.
 ///
 /// The engine runs its own thread: a blocking `poll()` on Swift's cooperative pool would take one
 /// of its threads (two on the target machines). It subscribes first, then dumps, then applies

@@ -1,7 +1,7 @@
 import Glibc
 import NetPathCore
 
-/// Turns ``KernelSnapshot``s into the core's ``SystemState``: classifies each link from netlink
+/// Turns `KernelSnapshot`s into the core's ``SystemState``: classifies each link from netlink
 /// and sysfs facts, attaches addresses and default routes, DNS servers, and target reachability.
 ///
 /// sysfs is read once per link (and again after a rename), not on every change: the facts it
@@ -51,7 +51,7 @@ public struct SystemStateBuilder: Sendable {
         self.resolvConfPath = resolvConfPath
     }
 
-    /// The system state for `snapshot`, with `targets` (from ``TargetResolver``) attached.
+    /// The system state for `snapshot`, with `targets` (from `TargetResolver`) attached.
     public mutating func state(from snapshot: KernelSnapshot, targets: [String: SystemState.TargetReachability] = [:])
         -> SystemState
     {

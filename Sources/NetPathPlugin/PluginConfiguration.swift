@@ -2,7 +2,7 @@ import NetPathConfig
 import NetPathCore
 
 /// A plugin's `[plugin.NAME]` table, with typed readers that turn every problem into a
-/// ``NetPathConfig/Diagnostic`` pointing at the line and column to fix.
+/// ``Diagnostic`` pointing at the line and column to fix.
 ///
 /// Read each setting once, then call ``finish()``: it throws every problem found at once, and
 /// reports keys that were never read as unknown (with a "did you mean" for typos).

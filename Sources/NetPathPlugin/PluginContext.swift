@@ -6,7 +6,7 @@ import Synchronization
 /// capabilities it declared.
 ///
 /// The context is a small value; the state it reads is the agent's latest, so a plugin that
-/// keeps the context sees updates. The state in an ``NetPathCore/Event`` is the state the event
+/// keeps the context sees updates. The state in an ``Event`` is the state the event
 /// concerns; ``state`` and ``paths`` are the newest the agent knows, which may be later.
 public struct PluginContext: Sendable {
     /// The plugin's name.

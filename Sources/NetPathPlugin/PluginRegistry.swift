@@ -120,7 +120,7 @@ public struct PluginRegistry: Sendable {
     }
 }
 
-/// One plugin instance, created from its table and ready for a ``PluginRunner``.
+/// One plugin instance, created from its table and ready for a `PluginRunner`.
 public struct LoadedPlugin: Sendable {
     public var name: String
     public var capabilities: Set<PluginCapability>
