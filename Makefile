@@ -14,7 +14,7 @@ TEST_PACKAGES  := iproute2 systemd
 # Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
 SERIAL_SUITES := RouteStormTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests
 
-.PHONY: all deps test-deps build run test test-as-nobody bench clean format install install-build uninstall
+.PHONY: all deps test-deps build run test test-as-nobody bench docs clean format install install-build uninstall
 
 # `make install` layout. DESTDIR stages the whole tree under another root (packaging, tests).
 # The unit's ExecStart is rewritten to $(PREFIX)/bin/netpathd. NO_BUILD=1 installs what is
@@ -113,6 +113,12 @@ test-as-nobody:
 # Measures what `make install` installs: the same flags, the same build directory.
 bench: install-build
 	BUILD_DIR="$(INSTALL_BUILD_DIR)" ./bench/run.sh
+
+# The library's documentation as `import NetPath` shows it (and the Network product's), built by
+# DocC from the debug build's symbol graphs into .build/docs/*.doccarchive; any DocC warning fails.
+docs: deps
+	$(SWIFT) build --target Network  # and NetPath, which it depends on
+	./build-support/docs.sh
 
 clean:
 	rm -rf .build

@@ -7,7 +7,7 @@
 //      ShippedPlugins             the plugins under Plugins/, as netpathd and netpathctl register them
 //      NetPathTesting             a scriptable fake path source for tests (product)
 //      Network                    Apple's NWPathMonitor, NWPath, NWInterface names on Linux (product)
-//   3  NetPath                    the library product: PathMonitor, HostMonitor, sources; re-exports the model
+//   3  NetPath                    the library product: monitors and sources; re-exports model, plugin protocol
 //      NetPathDispatch            hooks: discovery, trust, invocation contract, per-subject dispatch
 //      RouteMetricsPlugin, EventLogPlugin   (Plugins/*)
 //   2  NetPathPlugin              plugin protocol, configuration, registry, isolating runner
@@ -225,7 +225,10 @@ let package = Package(
                 "TestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTesting", "NetPathLinux", "TestSupport"]),
+        .testTarget(
+            name: "NetPathTests",
+            dependencies: ["NetPath", "NetPathTesting", "NetPathLinux", "NetPathControl", "TestSupport"]
+        ),
         .testTarget(
             name: "NetPathAgentTests",
             dependencies: [

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NetPathConfig
+import NetPathControl
 import NetPathCore
 import NetPathLinux
 import Synchronization
@@ -138,7 +140,8 @@ public final class AgentPathSource: PathSource, Sendable {
     public init(
         socketPath: String? = nil,
         fallback: Fallback = .fail,
-        replyTimeout: Duration = ControlClient.replyTimeout(for: .status),
+        // ControlClient.replyTimeout(for: .status); the client is not public API, so spelled out.
+        replyTimeout: Duration = .seconds(10),
         logger: Logger = Logger(label: "netpath.agent-source")
     ) {
         self.socketPath = socketPath ?? Self.configuredSocketPath()
@@ -148,7 +151,7 @@ public final class AgentPathSource: PathSource, Sendable {
     }
 
     /// The socket `netpathd` listens on here: the `control_socket` of the configuration file
-    /// (``ConfigurationFile/defaultPath``) when it exists and is valid, else the built-in default.
+    /// (`/etc/netpath/netpath.toml`) when it exists and is valid, else the built-in default.
     ///
     /// ```swift
     /// let path = AgentPathSource.configuredSocketPath()   // "/run/netpath/netpathd.sock"

@@ -7,7 +7,7 @@ import Synchronization
 /// The kernel, as a ``PathSource`` and a ``ReachabilitySource``: paths evaluated in this process
 /// from netlink, with no agent involved.
 ///
-/// Every subscription to one source shares one ``SystemObserver`` — one netlink engine, one
+/// Every subscription to one source shares one `SystemObserver` — one netlink engine, one
 /// thread, three file descriptors. It starts with the first subscription (which waits for the
 /// initial dump, typically a few milliseconds) and stops when the last one is cancelled, so a
 /// process that stops monitoring leaves no thread or socket behind. ``shared`` follows the
@@ -27,7 +27,7 @@ import Synchronization
 /// ``NetworkPath/origin`` is ``NetworkPath/Origin/kernel``.
 ///
 /// Host names — a policy's `target`, a ``HostMonitor``'s host — are never resolved on that
-/// queue, nor on a caller's: each run has one ``HostResolver``, which looks every name up on a
+/// queue, nor on a caller's: each run has one `HostResolver`, which looks every name up on a
 /// thread of its own, keeps the answer (a minute; a failure ten seconds) and looks it up again
 /// when the path to the name servers changes. Until a name's first answer arrives, a target's
 /// path is unsatisfied with ``NetworkPath/UnsatisfiedReason/targetUnresolved`` and a host's

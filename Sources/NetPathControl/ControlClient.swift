@@ -16,9 +16,9 @@ import SystemPackage
 /// let client = try ControlClient(path: "/run/netpath/netpathd.sock")
 /// let reply = try client.request(.status)
 /// ```
-public final class ControlClient {
+package final class ControlClient {
     /// Why talking to the agent failed.
-    public enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         /// Nothing listens on the socket: no agent runs (or it runs with another socket).
         case noAgent(path: String, reason: String)
         /// This user may not connect: the socket (or its directory) is root's and the agent's
@@ -33,7 +33,7 @@ public final class ControlClient {
         /// user: not netpathd, but whoever bound the path first. Nothing is sent to it.
         case untrustedAgent(path: String, uid: UInt32)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .noAgent(let path, let reason):
                 return
@@ -66,13 +66,13 @@ public final class ControlClient {
     /// ```swift
     /// let reply = try client.request(.reload, timeout: ControlClient.replyTimeout(for: .reload))
     /// ```
-    public static func replyTimeout(for command: ControlCommand) -> Duration {
+    package static func replyTimeout(for command: ControlCommand) -> Duration {
         command == .reload ? .seconds(60) : .seconds(10)
     }
 
     /// How long connecting (and each send) may block: an agent that stopped accepting lets its
     /// listen queue fill, and `connect` then waits for room.
-    public static let connectTimeout: Duration = .seconds(10)
+    package static let connectTimeout: Duration = .seconds(10)
 
     /// Connects to the agent's socket.
     ///
@@ -84,7 +84,7 @@ public final class ControlClient {
     ///   ``Failure/permissionDenied(path:)`` when this user may not connect,
     ///   ``Failure/noReply(path:timeout:)`` when the agent's queue stays full for
     ///   ``connectTimeout``, ``Failure/untrustedAgent(path:uid:)`` when someone else listens.
-    public init(path: String) throws(Failure) {
+    package init(path: String) throws(Failure) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .noAgent(path: path, reason: Errno(rawValue: errno).description) }
         // On Unix sockets SO_SNDTIMEO bounds a blocking connect (EAGAIN) as well as send.
@@ -134,7 +134,7 @@ public final class ControlClient {
     ///
     /// - Parameter timeout: how long to wait for the reply; ``replyTimeout(for:)`` by default.
     /// - Throws: ``Failure/noReply(path:timeout:)`` when none came in time.
-    public func request(_ command: ControlCommand, timeout: Duration? = nil) throws(Failure) -> ControlReply {
+    package func request(_ command: ControlCommand, timeout: Duration? = nil) throws(Failure) -> ControlReply {
         let timeout = timeout ?? Self.replyTimeout(for: command)
         do {
             try send(ControlRequest(command))
@@ -167,13 +167,13 @@ public final class ControlClient {
     /// ```swift
     /// client.shutdown()   // the reader thread's readLine() returns nil
     /// ```
-    public func shutdown() {
+    package func shutdown() {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// The next line the agent sends (for `monitor`); `nil` when the agent closed the connection.
     /// Waits as long as it takes.
-    public func readLine() throws(Failure) -> String? {
+    package func readLine() throws(Failure) -> String? {
         try readLine(within: nil)
     }
 

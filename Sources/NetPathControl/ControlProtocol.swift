@@ -20,17 +20,17 @@ import NetPathCore
 /// - Other users share 64 connections; a few more are kept for root, so `status` and `reload`
 ///   get through whatever other clients do. A refused connection gets the reply
 ///   `{"ok":false,"error":"too many clients …"}`.
-public enum ControlProtocol {
+package enum ControlProtocol {
     /// The longest request line the agent reads; longer ones are refused without being buffered.
-    public static let maximumRequestBytes = 4096
+    package static let maximumRequestBytes = 4096
     /// How long the agent keeps a connection that has nothing under way.
-    public static let idleTimeout: Duration = .seconds(5)
+    package static let idleTimeout: Duration = .seconds(5)
     /// How long a request may take to arrive, and its reply to be read.
-    public static let requestTimeout: Duration = .seconds(5)
+    package static let requestTimeout: Duration = .seconds(5)
 }
 
 /// What a client asks.
-public enum ControlCommand: String, Codable, Sendable, CaseIterable {
+package enum ControlCommand: String, Codable, Sendable, CaseIterable {
     /// Interfaces and paths (`netpathctl status`).
     case status
     /// The policy and rule verdicts (`netpathctl explain`).
@@ -44,22 +44,22 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
 }
 
 /// One request line.
-public struct ControlRequest: Codable, Sendable, Equatable {
-    public var command: ControlCommand
+package struct ControlRequest: Codable, Sendable, Equatable {
+    package var command: ControlCommand
 
-    public init(_ command: ControlCommand) {
+    package init(_ command: ControlCommand) {
         self.command = command
     }
 }
 
 /// The `status` document, also what `netpathctl status --json` prints.
-public struct StatusReport: Codable, Sendable, Equatable {
-    public var interfaces: [Interface]
-    public var paths: [NetworkPath]
+package struct StatusReport: Codable, Sendable, Equatable {
+    package var interfaces: [Interface]
+    package var paths: [NetworkPath]
     /// The kernel's routes to the internet per family, with their table and rule (`ip route get`).
-    public var kernelRoutes: [KernelRoute]
+    package var kernelRoutes: [KernelRoute]
 
-    public init(interfaces: [Interface], paths: [NetworkPath], kernelRoutes: [KernelRoute] = []) {
+    package init(interfaces: [Interface], paths: [NetworkPath], kernelRoutes: [KernelRoute] = []) {
         self.interfaces = interfaces
         self.paths = paths
         self.kernelRoutes = kernelRoutes
@@ -70,7 +70,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
         case kernelRoutes = "kernel_routes"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         interfaces = try c.decode([Interface].self, forKey: .interfaces)
         paths = try c.decode([NetworkPath].self, forKey: .paths)
@@ -80,14 +80,14 @@ public struct StatusReport: Codable, Sendable, Equatable {
 }
 
 /// One file in the hooks directory, as `netpathctl hooks` shows it.
-public struct HookReport: Codable, Sendable, Equatable {
-    public var name: String
+package struct HookReport: Codable, Sendable, Equatable {
+    package var name: String
     /// `accepted`, `refused` or `ignored`.
-    public var status: String
+    package var status: String
     /// Why it was refused or ignored.
-    public var reason: String?
+    package var reason: String?
 
-    public init(name: String, status: String, reason: String? = nil) {
+    package init(name: String, status: String, reason: String? = nil) {
         self.name = name
         self.status = status
         self.reason = reason
@@ -95,29 +95,29 @@ public struct HookReport: Codable, Sendable, Equatable {
 }
 
 /// The `explain` answer: the text as the agent renders it, and the JSON report.
-public struct ExplainReply: Codable, Sendable {
-    public var text: String
-    public var report: Explanation.Report
+package struct ExplainReply: Codable, Sendable {
+    package var text: String
+    package var report: Explanation.Report
 
-    public init(text: String, report: Explanation.Report) {
+    package init(text: String, report: Explanation.Report) {
         self.text = text
         self.report = report
     }
 }
 
 /// One reply line. Exactly one of the payloads is set when ``ok`` is true; ``error`` when false.
-public struct ControlReply: Codable, Sendable {
-    public var ok: Bool
-    public var error: String?
-    public var status: StatusReport?
-    public var explain: ExplainReply?
-    public var hooks: [HookReport]?
+package struct ControlReply: Codable, Sendable {
+    package var ok: Bool
+    package var error: String?
+    package var status: StatusReport?
+    package var explain: ExplainReply?
+    package var hooks: [HookReport]?
     /// For `reload`: the configuration now in force.
-    public var configuration: String?
+    package var configuration: String?
     /// For `monitor`: events follow, one per line.
-    public var monitoring: Bool?
+    package var monitoring: Bool?
 
-    public init(
+    package init(
         ok: Bool,
         error: String? = nil,
         status: StatusReport? = nil,
@@ -136,5 +136,5 @@ public struct ControlReply: Codable, Sendable {
     }
 
     /// A failure reply.
-    public static func failure(_ message: String) -> ControlReply { ControlReply(ok: false, error: message) }
+    package static func failure(_ message: String) -> ControlReply { ControlReply(ok: false, error: message) }
 }

@@ -6,13 +6,13 @@ import NetPathCore
 ///
 /// The agent and the command-line tool share it, so `explain` reads the same with or without
 /// `--local`.
-public struct Explanation: Sendable {
-    public let configuration: Configuration
-    public let evaluations: [(PathPolicy, PathEvaluation)]
+package struct Explanation: Sendable {
+    package let configuration: Configuration
+    package let evaluations: [(PathPolicy, PathEvaluation)]
     /// The current state as events: what a rule would see at startup.
-    public let events: [Event]
+    package let events: [Event]
 
-    public init(state: SystemState, configuration: Configuration, time: Date) {
+    package init(state: SystemState, configuration: Configuration, time: Date) {
         self.configuration = configuration
         evaluations = configuration.policies.map { ($0, PathEvaluator(policy: $0).evaluate(state)) }
         var tracker = PathTracker(policies: configuration.policies)
@@ -22,7 +22,7 @@ public struct Explanation: Sendable {
     // MARK: Text
 
     /// The human form.
-    public var text: String {
+    package var text: String {
         var out = ""
         for (policy, evaluation) in evaluations {
             out += "Policy \"\(policy.name)\" (\(Self.summary(policy)))\n"
@@ -109,45 +109,45 @@ public struct Explanation: Sendable {
     // MARK: JSON
 
     /// The JSON form.
-    public struct Report: Codable, Sendable {
-        public struct Policy: Codable, Sendable {
-            public var policy: PathPolicy
-            public var path: NetworkPath
-            public var interfaces: [Verdict]
+    package struct Report: Codable, Sendable {
+        package struct Policy: Codable, Sendable {
+            package var policy: PathPolicy
+            package var path: NetworkPath
+            package var interfaces: [Verdict]
         }
 
-        public struct Verdict: Codable, Sendable {
-            public var name: String
-            public var index: Int32
-            public var type: InterfaceType
-            public var outcome: String
-            public var rank: Int?
-            public var reason: String
-            public var detail: String
+        package struct Verdict: Codable, Sendable {
+            package var name: String
+            package var index: Int32
+            package var type: InterfaceType
+            package var outcome: String
+            package var rank: Int?
+            package var reason: String
+            package var detail: String
         }
 
-        public struct RuleReport: Codable, Sendable {
-            public var rule: String?
-            public var events: [EventVerdict]
+        package struct RuleReport: Codable, Sendable {
+            package var rule: String?
+            package var events: [EventVerdict]
         }
 
-        public struct EventVerdict: Codable, Sendable {
-            public var event: String
-            public var scope: String
-            public var interface: String?
-            public var policy: String?
-            public var matched: Bool
-            public var criterion: String?
-            public var reason: String
-            public var target: String?
+        package struct EventVerdict: Codable, Sendable {
+            package var event: String
+            package var scope: String
+            package var interface: String?
+            package var policy: String?
+            package var matched: Bool
+            package var criterion: String?
+            package var reason: String
+            package var target: String?
         }
 
-        public var policies: [Policy]
-        public var rules: [RuleReport]
+        package var policies: [Policy]
+        package var rules: [RuleReport]
     }
 
     /// The JSON form's value.
-    public var report: Report {
+    package var report: Report {
         let policies = evaluations.map { policy, evaluation in
             Report.Policy(
                 policy: policy,

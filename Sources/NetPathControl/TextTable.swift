@@ -1,12 +1,12 @@
 import NetPathCore
 
 /// Left-aligned text columns, two spaces apart, like `ip -br` and `networkctl` print.
-public enum TextTable {
+package enum TextTable {
     /// The rows as lines; the last column is not padded, so lines carry no trailing spaces.
     ///
     /// Control characters in a cell are escaped (``Swift/String/escapingControlCharacters``): cells
     /// hold names from outside (files, interfaces), and one of them must not break a row in two.
-    public static func render(_ rows: [[String]]) -> String {
+    package static func render(_ rows: [[String]]) -> String {
         let rows = rows.map { $0.map(\.escapingControlCharacters) }
         guard let columns = rows.map(\.count).max() else { return "" }
         var widths = [Int](repeating: 0, count: columns)

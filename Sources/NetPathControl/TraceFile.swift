@@ -4,16 +4,16 @@ import SystemPackage
 
 /// Reads a trace from disk for `netpathctl simulate`: the bytes as they are, so that a file that
 /// is not UTF-8 gets a line and column like any other mistake.
-public enum TraceFile {
+package enum TraceFile {
     /// Why a trace could not be used.
-    public enum Failure: Error, Sendable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, CustomStringConvertible {
         /// The file could not be read at all.
         case unreadable(path: String, reason: String)
         /// The file was read and is malformed.
         case invalid(Trace.FormatError)
 
         /// One line: `FILE: error: cannot read the trace: …` or `FILE:LINE: error: …`.
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreadable(let path, let reason):
                 return "\(path): error: cannot read the trace: \(reason)".escapingControlCharacters
@@ -23,7 +23,7 @@ public enum TraceFile {
     }
 
     /// Reads and parses the trace at `path`.
-    public static func load(path: String) -> Result<Trace.Contents, Failure> {
+    package static func load(path: String) -> Result<Trace.Contents, Failure> {
         read(path).flatMap { bytes in Trace.parse(bytes, file: path).mapError { .invalid($0) } }
     }
 

@@ -5,13 +5,13 @@ import SystemPackage
 
 /// Appends trace records to a file, one line each, written through at once so that a trace cut
 /// short by Ctrl-C or a crash is still valid up to its last line.
-public final class TraceWriter {
+package final class TraceWriter {
     /// The trace's path, as the caller gave it; errors name it.
-    public let path: String
+    package let path: String
     private let fd: Int32
 
     /// Creates (or truncates) `path` and writes the header.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TraceWriterError(path: path, reason: Errno(rawValue: errno).description) }
@@ -21,7 +21,7 @@ public final class TraceWriter {
     deinit { close(fd) }
 
     /// Appends one record.
-    public func append(_ record: Trace.Record) throws {
+    package func append(_ record: Trace.Record) throws {
         try write(try Trace.line(record) + "\n")
     }
 
@@ -40,11 +40,11 @@ public final class TraceWriter {
 }
 
 /// A trace file could not be written.
-public struct TraceWriterError: Error, CustomStringConvertible {
+package struct TraceWriterError: Error, CustomStringConvertible {
     /// The trace's path.
-    public var path: String
+    package var path: String
     /// Why, as `strerror` says it.
-    public var reason: String
+    package var reason: String
     /// `cannot write the trace PATH: REASON`, one line.
-    public var description: String { "cannot write the trace \(path): \(reason)".escapingControlCharacters }
+    package var description: String { "cannot write the trace \(path): \(reason)".escapingControlCharacters }
 }

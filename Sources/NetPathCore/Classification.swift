@@ -1,14 +1,21 @@
 /// The outcome of classifying one link: type, kind, driver, metered and the facts behind them.
 public struct Classification: Hashable, Sendable {
+    /// The interface type the steps (and overrides) decided.
     public var type: InterfaceType
+    /// The netlink link kind (`veth`, `wireguard`, …); empty for hardware.
     public var kind: String
+    /// The bound driver's name; empty when there is none.
     public var driver: String
+    /// Whether traffic on the link should be treated as costly.
     public var isMetered: Bool
+    /// Where ``isMetered`` came from.
     public var meteredReason: Interface.MeteredReason
+    /// Whether an override marks the link constrained (low-data mode).
     public var isConstrained: Bool
     /// Human-readable facts, in the order they decided (e.g. `"DEVTYPE=wlan"`, `"override wwan*"`).
     public var classifiedBy: [String]
 
+    /// A classification with these values; what is not given is empty or false.
     public init(
         type: InterfaceType,
         kind: String = "",
@@ -49,6 +56,7 @@ public struct InterfaceClassifier: Sendable {
     /// The configured overrides, applied in order.
     public var overrides: [InterfaceOverride]
 
+    /// A classifier that applies `overrides`, in order, after the built-in steps.
     public init(overrides: [InterfaceOverride] = []) {
         self.overrides = overrides
     }

@@ -14,6 +14,7 @@ public struct DefaultRoute: Hashable, Sendable, Codable, Comparable, CustomStrin
     /// The routing table.
     public var table: UInt32
 
+    /// A default route of `family`; without a gateway it is on-link.
     public init(family: IPAddress.Family, gateway: IPAddress? = nil, metric: UInt32 = 0, table: UInt32 = mainTable) {
         self.family = family
         self.gateway = gateway

@@ -20,7 +20,7 @@ extension Event {
     /// across the rows (`changed` never drops a queued `satisfied`: a rule on `satisfied` alone
     /// would lose the transition). The later event is always queued, so the newest state of every
     /// subject is always dispatched.
-    public func supersedes(_ older: Event) -> Bool {
+    package func supersedes(_ older: Event) -> Bool {
         guard subject == older.subject, scope == older.scope else { return false }
         switch (older.name, name) {
         case (.up, .up), (.up, .down), (.down, .up), (.down, .down):
@@ -47,7 +47,7 @@ extension Event {
     /// This event, taking over what `older` (which it supersedes) told that it does not: the
     /// previous primary of a path change (what handlers last saw), the change list of an
     /// interface change.
-    public func absorbing(_ older: Event) -> Event {
+    package func absorbing(_ older: Event) -> Event {
         guard name == .changed, older.name == .changed else { return self }
         var merged = self
         switch scope {

@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// One transition netpath dispatches: an interface or a path changed.
 ///
-/// Its JSON form (``JSONCoding``) is versioned and identical on a hook's stdin, on the control
+/// Its JSON form (docs/events.md) is versioned and identical on a hook's stdin, on the control
 /// socket and in `netpathctl monitor --json`.
 public struct Event: Hashable, Sendable {
     /// The JSON schema version.
@@ -11,14 +11,20 @@ public struct Event: Hashable, Sendable {
     /// The event names (docs/events.md).
     public enum Name: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
         // Interface scope.
+        /// Interface: it appeared, it went away, it was set administratively up, or down.
         case added, removed, up, down
+        /// Interface: the link detected a carrier (cable plugged, Wi-Fi associated).
         case carrierUp = "carrier-up"
+        /// Interface: the link lost its carrier.
         case carrierDown = "carrier-down"
+        /// Interface: an address was configured; see ``Event/address``.
         case addressAdded = "address-added"
+        /// Interface: an address was removed; see ``Event/address``.
         case addressRemoved = "address-removed"
         /// Interface: type, metered, MTU, name or default routes changed. Path: a property changed while satisfied.
         case changed
         // Path scope.
+        /// Path: the policy's path became satisfied, or stopped being satisfied.
         case satisfied, unsatisfied
 
         public var description: String { rawValue }
@@ -35,14 +41,19 @@ public struct Event: Hashable, Sendable {
 
     /// Whether an event concerns one interface or one policy's path.
     public enum Scope: String, Hashable, Sendable, Codable, CaseIterable {
+        /// An interface event (``Event/interface`` names it), or a policy's path event (``Event/policy``).
         case interface, path
     }
 
+    /// When the change was observed.
     public var time: Date
+    /// What happened.
     public var name: Name
+    /// Whether it concerns an interface or a policy's path.
     public var scope: Scope
     /// The interface: the one concerned, or a path's primary; `nil` for a path without one.
     public var interface: String?
+    /// The type of ``interface``; `nil` when there is no interface.
     public var interfaceType: InterfaceType?
     /// The policy, for path events.
     public var policy: String?
@@ -59,6 +70,7 @@ public struct Event: Hashable, Sendable {
     /// What changed, for `changed` events (e.g. `["mtu", "default_routes"]`).
     public var changes: [String]
 
+    /// An event with these values; the optional fields default to absent.
     public init(
         time: Date,
         name: Name,

@@ -5,7 +5,9 @@
 public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The address family.
     public enum Family: Int, Sendable, Hashable, Codable, Comparable {
+        /// IPv4 (`AF_INET`).
         case ipv4 = 4
+        /// IPv6 (`AF_INET6`).
         case ipv6 = 6
 
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }

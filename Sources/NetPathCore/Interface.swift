@@ -9,6 +9,7 @@
 public struct Interface: Hashable, Sendable, Identifiable {
     /// The kernel's operational state (RFC 2863), as `ip link` prints it in lower case.
     public enum OperationalState: String, Sendable, Hashable, Codable {
+        /// The RFC 2863 states; `up` means the link can pass packets.
         case unknown, notpresent, down, lowerlayerdown, testing, dormant, up
     }
 
@@ -59,6 +60,7 @@ public struct Interface: Hashable, Sendable, Identifiable {
 
     public var id: Int32 { index }
 
+    /// An interface with these values; only the index and the name are required.
     public init(
         index: Int32,
         name: String,

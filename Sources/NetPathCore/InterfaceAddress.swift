@@ -2,6 +2,7 @@
 public struct InterfaceAddress: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
     /// The address scope (`ip addr`'s `scope`).
     public enum Scope: String, Sendable, Hashable, Codable {
+        /// `global` reaches everywhere, `link` only the local link, `host` only this host.
         case global, site, link, host, nowhere
     }
 
@@ -21,6 +22,7 @@ public struct InterfaceAddress: Hashable, Sendable, Codable, Comparable, CustomS
     /// The address family.
     public var family: IPAddress.Family { address.family }
 
+    /// An address with a prefix length; global and usable unless the flags say otherwise.
     public init(
         _ address: IPAddress,
         prefixLength: Int,

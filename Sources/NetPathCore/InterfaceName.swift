@@ -13,9 +13,9 @@
 /// `61 ff 62`, and ``kernelBytes(_:)`` turns that back into the bytes exactly: hooks get the
 /// kernel's bytes in argv and in `NETPATH_INTERFACE`. In Python,
 /// `codecs.escape_decode(name.encode())[0]` gives the bytes of such a string back.
-public enum InterfaceName {
+package enum InterfaceName {
     /// The string form of the kernel's name `bytes` (up to the first NUL).
-    public static func string(fromKernel bytes: some Collection<UInt8>) -> String {
+    package static func string(fromKernel bytes: some Collection<UInt8>) -> String {
         let bytes = bytes.prefix { $0 != 0 }
         if let plain = String(validating: bytes, as: UTF8.self), !needsEscaping(plain) { return plain }
         var result = ""
@@ -41,7 +41,7 @@ public enum InterfaceName {
     ///
     /// A string that holds no escape is its UTF-8. A backslash that starts neither `\\` nor
     /// `\xNN` (a name typed by hand, say) stands for itself.
-    public static func kernelBytes(_ name: String) -> [UInt8] {
+    package static func kernelBytes(_ name: String) -> [UInt8] {
         let utf8 = Array(name.utf8)
         guard utf8.contains(UInt8(ascii: "\\")) else { return utf8 }
         var bytes: [UInt8] = []

@@ -11,6 +11,7 @@ public struct InterfaceOverride: Hashable, Sendable {
     /// Marks the interface constrained (low-data mode).
     public var constrained: Bool?
 
+    /// An override for names matching `match`; a `nil` field leaves that value as classified.
     public init(match: Glob, type: InterfaceType? = nil, metered: Bool? = nil, constrained: Bool? = nil) {
         self.match = match
         self.type = type

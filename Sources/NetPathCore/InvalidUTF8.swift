@@ -7,18 +7,18 @@
 /// InvalidUTF8.first(in: Array("ok\nb".utf8) + [0xFF, 0x21])
 /// // line 2, column 2, offset 4, byte 0xFF
 /// ```
-public struct InvalidUTF8: Hashable, Sendable, CustomStringConvertible {
+package struct InvalidUTF8: Hashable, Sendable, CustomStringConvertible {
     /// The 1-based line, counting line feeds before the byte.
-    public var line: Int
+    package var line: Int
     /// The 1-based column, in Unicode scalars like an editor's (and ``SourceLocation``'s).
-    public var column: Int
+    package var column: Int
     /// The byte's 0-based offset from the start of the bytes searched.
-    public var offset: Int
+    package var offset: Int
     /// The byte itself.
-    public var byte: UInt8
+    package var byte: UInt8
 
     /// Creates a position.
-    public init(line: Int, column: Int, offset: Int, byte: UInt8) {
+    package init(line: Int, column: Int, offset: Int, byte: UInt8) {
         self.line = line
         self.column = column
         self.offset = offset
@@ -28,7 +28,7 @@ public struct InvalidUTF8: Hashable, Sendable, CustomStringConvertible {
     /// The first invalid byte in `bytes`, or `nil` when they are all valid UTF-8.
     ///
     /// A sequence cut off by the end of `bytes` counts as invalid at its first byte.
-    public static func first(in bytes: some Collection<UInt8>) -> InvalidUTF8? {
+    package static func first(in bytes: some Collection<UInt8>) -> InvalidUTF8? {
         // The common case, valid text, takes the standard library's fast check.
         if String(validating: bytes, as: UTF8.self) != nil { return nil }
         var parser = Unicode.UTF8.ForwardParser()
@@ -57,7 +57,7 @@ public struct InvalidUTF8: Hashable, Sendable, CustomStringConvertible {
 
     /// What is wrong, without the position's line and column (messages put those in front):
     /// `byte 0xFF (offset 27) is not valid UTF-8; the file must be UTF-8 text`.
-    public var description: String {
+    package var description: String {
         let hex = String(byte, radix: 16, uppercase: true)
         return
             "byte 0x\(hex.count == 1 ? "0" + hex : hex) (offset \(offset)) is not valid UTF-8; the file must be UTF-8 text"

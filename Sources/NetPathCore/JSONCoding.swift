@@ -2,16 +2,16 @@ import FoundationEssentials
 
 /// The one JSON encoding netpath uses everywhere: sorted keys (stable output that diffs and
 /// golden files can rely on), no escaped slashes.
-public enum JSONCoding {
+package enum JSONCoding {
     /// A compact encoder: one object per line for streams.
-    public static func lineEncoder() -> JSONEncoder {
+    package static func lineEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 
     /// A pretty encoder for human-facing `--json` output.
-    public static func prettyEncoder() -> JSONEncoder {
+    package static func prettyEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
         return encoder
@@ -21,12 +21,12 @@ public enum JSONCoding {
     ///
     /// The bytes ``lineEncoder()`` writes, produced by a leaner encoder (``JSONLineEncoder``):
     /// this runs for every event on its way to hooks and monitors.
-    public static func line(_ value: some Encodable) throws -> String {
+    package static func line(_ value: some Encodable) throws -> String {
         String(decoding: try JSONLineEncoder().encode(value), as: UTF8.self)
     }
 
     /// ``line(_:)`` as UTF-8 bytes.
-    public static func lineBytes(_ value: some Encodable) throws -> [UInt8] {
+    package static func lineBytes(_ value: some Encodable) throws -> [UInt8] {
         try JSONLineEncoder().encode(value)
     }
 }

@@ -22,6 +22,7 @@ public struct KernelRoute: Hashable, Sendable, Codable, CustomStringConvertible 
     /// The rule that sent the lookup to ``table``, when it could be told (see ``RoutingRule``).
     public var rule: RoutingRule?
 
+    /// The route the kernel chose, through the interface with index `interfaceIndex`.
     public init(
         family: IPAddress.Family,
         interfaceIndex: Int32,
@@ -82,6 +83,7 @@ public struct RoutingRule: Hashable, Sendable, Codable, CustomStringConvertible 
     /// The rule as `ip rule` prints it after the priority: `not from all fwmark 0xca6c lookup 51820`.
     public var selector: String
 
+    /// A rule with its priority and its `ip rule` text.
     public init(priority: UInt32, selector: String) {
         self.priority = priority
         self.selector = selector

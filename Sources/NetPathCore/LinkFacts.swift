@@ -22,6 +22,7 @@ public struct LinkFacts: Hashable, Sendable, Codable {
     /// The name of the driver bound to the device (`device/driver`).
     public var driver: String
 
+    /// Facts for the link `name`; those not given are empty or false (an Ethernet link by default).
     public init(
         name: String,
         arpType: UInt16 = ARPHardware.ether,
@@ -47,8 +48,12 @@ public struct LinkFacts: Hashable, Sendable, Codable {
 
 /// The ARPHRD_* values classification looks at (from `linux/if_arp.h`).
 public enum ARPHardware {
+    /// `ARPHRD_ETHER`: Ethernet and Wi-Fi.
     public static let ether: UInt16 = 1
+    /// `ARPHRD_RAWIP`: raw IP, as cellular modems present it.
     public static let rawIP: UInt16 = 519
+    /// `ARPHRD_LOOPBACK`.
     public static let loopback: UInt16 = 772
+    /// `ARPHRD_NONE`: no link layer (tun, WireGuard).
     public static let none: UInt16 = 65534
 }

@@ -38,11 +38,16 @@ public struct NetworkPath: Hashable, Sendable {
 
     /// The identity of an interface as a path refers to it (`NWInterface`'s fields).
     public struct PathInterface: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The interface name.
         public var name: String
+        /// The kernel's interface index.
         public var index: Int32
+        /// The interface type.
         public var type: InterfaceType
+        /// Whether the interface is metered.
         public var isMetered: Bool
 
+        /// An interface identity with these values.
         public init(name: String, index: Int32, type: InterfaceType, isMetered: Bool = false) {
             self.name = name
             self.index = index
@@ -70,6 +75,7 @@ public struct NetworkPath: Hashable, Sendable {
 
     /// The policy this path was evaluated for.
     public var policy: String
+    /// Whether the path can be used.
     public var status: Status
     /// Why the path is unsatisfied: set exactly when ``status`` is ``Status/unsatisfied``.
     ///
@@ -89,7 +95,9 @@ public struct NetworkPath: Hashable, Sendable {
     public var isExpensive: Bool
     /// The primary interface is marked constrained in the configuration.
     public var isConstrained: Bool
+    /// An interface with a usable IPv4 address and default route carries the path (``primaryIPv4``).
     public var supportsIPv4: Bool
+    /// An interface with a usable IPv6 address and default route carries the path (``primaryIPv6``).
     public var supportsIPv6: Bool
     /// A DNS server is configured that the path can reach.
     public var supportsDNS: Bool
@@ -110,6 +118,7 @@ public struct NetworkPath: Hashable, Sendable {
         case agent
     }
 
+    /// A path with these values; tests and sources build one, evaluation does for the agent.
     public init(
         policy: String = PathPolicy.default.name,
         status: Status,

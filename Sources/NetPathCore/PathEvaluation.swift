@@ -1,7 +1,7 @@
 /// A path together with the reasoning behind it: what `netpathctl explain` prints.
-public struct PathEvaluation: Hashable, Sendable {
+package struct PathEvaluation: Hashable, Sendable {
     /// Why an interface cannot carry the path at all.
-    public enum Rejection: String, Hashable, Sendable, Codable {
+    package enum Rejection: String, Hashable, Sendable, Codable {
         case loopback
         case wrongType = "wrong-type"
         case prohibited
@@ -16,7 +16,7 @@ public struct PathEvaluation: Hashable, Sendable {
     }
 
     /// Why a candidate ranked below the one before it.
-    public enum Ranking: String, Hashable, Sendable, Codable {
+    package enum Ranking: String, Hashable, Sendable, Codable {
         /// It is metered and the policy avoids metered interfaces.
         case meteredAvoided = "metered-avoided"
         /// Its type comes later in the policy's `prefer` list.
@@ -30,7 +30,7 @@ public struct PathEvaluation: Hashable, Sendable {
     }
 
     /// The verdict on one interface.
-    public enum Outcome: Hashable, Sendable {
+    package enum Outcome: Hashable, Sendable {
         /// The path's primary interface.
         case primary
         /// A usable candidate at `rank` (1 is just behind the primary), and why it lost to the one ahead.
@@ -40,13 +40,13 @@ public struct PathEvaluation: Hashable, Sendable {
     }
 
     /// One interface and the verdict on it.
-    public struct Verdict: Hashable, Sendable {
-        public var interface: NetworkPath.PathInterface
-        public var outcome: Outcome
+    package struct Verdict: Hashable, Sendable {
+        package var interface: NetworkPath.PathInterface
+        package var outcome: Outcome
         /// Supporting detail for people: metrics, types, what is missing.
-        public var detail: String
+        package var detail: String
 
-        public init(interface: NetworkPath.PathInterface, outcome: Outcome, detail: String) {
+        package init(interface: NetworkPath.PathInterface, outcome: Outcome, detail: String) {
             self.interface = interface
             self.outcome = outcome
             self.detail = detail
@@ -54,11 +54,11 @@ public struct PathEvaluation: Hashable, Sendable {
     }
 
     /// The path.
-    public var path: NetworkPath
+    package var path: NetworkPath
     /// A verdict for every interface in the state, primary first, then candidates, then rejections.
-    public var verdicts: [Verdict]
+    package var verdicts: [Verdict]
 
-    public init(path: NetworkPath, verdicts: [Verdict]) {
+    package init(path: NetworkPath, verdicts: [Verdict]) {
         self.path = path
         self.verdicts = verdicts
     }

@@ -13,20 +13,20 @@
 /// the most specific reason (see ``NetworkPath/UnsatisfiedReason``). A connected, addressed link
 /// without a default route is `unsatisfied` (`no-route`) rather than `requires-connection`:
 /// statically addressed LAN-only links stay that way, and calling them pending would be a lie.
-public struct PathEvaluator: Sendable {
-    public var policy: PathPolicy
+package struct PathEvaluator: Sendable {
+    package var policy: PathPolicy
 
-    public init(policy: PathPolicy) {
+    package init(policy: PathPolicy) {
         self.policy = policy
     }
 
     /// The path for `state`.
-    public func path(for state: SystemState) -> NetworkPath {
+    package func path(for state: SystemState) -> NetworkPath {
         evaluate(state).path
     }
 
     /// The path for `state` and the verdict on every interface.
-    public func evaluate(_ state: SystemState) -> PathEvaluation {
+    package func evaluate(_ state: SystemState) -> PathEvaluation {
         Evaluation(policy: policy, kernelRoutes: state.kernelRoutes).run(state)
     }
 }

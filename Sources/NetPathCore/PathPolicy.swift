@@ -28,6 +28,7 @@ public struct PathPolicy: Hashable, Sendable, Codable {
     /// A host name or address; when set, only interfaces that route to it count.
     public var target: String?
 
+    /// A policy with these values; the defaults allow every interface type.
     public init(
         name: String = "default",
         require: [InterfaceType] = [],

@@ -9,15 +9,15 @@ import FoundationEssentials
 /// let startup = tracker.start(with: state, at: .now)   // the current state as startup events
 /// let events = tracker.update(to: newState, at: .now) // the transitions since
 /// ```
-public struct PathTracker: Sendable {
+package struct PathTracker: Sendable {
     /// The policies evaluated on every update, in order.
-    public private(set) var policies: [PathPolicy]
+    package private(set) var policies: [PathPolicy]
     /// The last state seen.
-    public private(set) var state: SystemState
+    package private(set) var state: SystemState
     /// The last path of each policy, in policy order.
-    public private(set) var paths: [NetworkPath]
+    package private(set) var paths: [NetworkPath]
 
-    public init(policies: [PathPolicy] = [.default], state: SystemState = SystemState()) {
+    package init(policies: [PathPolicy] = [.default], state: SystemState = SystemState()) {
         self.policies = policies.isEmpty ? [.default] : policies
         self.state = state
         self.paths = self.policies.map { PathEvaluator(policy: $0).path(for: state) }
@@ -25,7 +25,7 @@ public struct PathTracker: Sendable {
 
     /// Adopts `state` as the starting point and returns it as startup events: each interface's
     /// `up` or `down` and each policy's `satisfied` or `unsatisfied`, all marked `startup`.
-    public mutating func start(with state: SystemState, at time: Date) -> [Event] {
+    package mutating func start(with state: SystemState, at time: Date) -> [Event] {
         self.state = state
         paths = policies.map { PathEvaluator(policy: $0).path(for: state) }
         var events: [Event] = []
@@ -49,7 +49,7 @@ public struct PathTracker: Sendable {
     }
 
     /// Replaces the policies (a config reload); returns the path events the change causes.
-    public mutating func setPolicies(_ newPolicies: [PathPolicy], at time: Date) -> [Event] {
+    package mutating func setPolicies(_ newPolicies: [PathPolicy], at time: Date) -> [Event] {
         let oldByName = Dictionary(zip(policies.map(\.name), paths), uniquingKeysWith: { a, _ in a })
         policies = newPolicies.isEmpty ? [.default] : newPolicies
         paths = policies.map { PathEvaluator(policy: $0).path(for: state) }
@@ -62,7 +62,7 @@ public struct PathTracker: Sendable {
     }
 
     /// Moves to `newState`; returns interface events (by interface index) then path events (by policy).
-    public mutating func update(to newState: SystemState, at time: Date) -> [Event] {
+    package mutating func update(to newState: SystemState, at time: Date) -> [Event] {
         var events = Self.interfaceEvents(from: state.interfaces, to: newState.interfaces, at: time)
         let newPaths = policies.map { PathEvaluator(policy: $0).path(for: newState) }
         for (old, new) in zip(paths, newPaths) {
@@ -76,7 +76,7 @@ public struct PathTracker: Sendable {
     // MARK: - Diffing
 
     /// The interface events between two interface lists, ordered by interface index.
-    public static func interfaceEvents(from old: [Interface], to new: [Interface], at time: Date) -> [Event] {
+    package static func interfaceEvents(from old: [Interface], to new: [Interface], at time: Date) -> [Event] {
         let before = Dictionary(old.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
         let after = Dictionary(new.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
         var events: [Event] = []
@@ -136,7 +136,7 @@ public struct PathTracker: Sendable {
     }
 
     /// The path events between two paths of one policy.
-    public static func pathEvents(from old: NetworkPath, to new: NetworkPath, at time: Date) -> [Event] {
+    package static func pathEvents(from old: NetworkPath, to new: NetworkPath, at time: Date) -> [Event] {
         let wasSatisfied = old.status == .satisfied
         let isSatisfied = new.status == .satisfied
         if !wasSatisfied && isSatisfied {

@@ -3,9 +3,9 @@ import FoundationEssentials
 /// RFC 3339 timestamps in UTC with microseconds (`2026-11-22T03:45:00.123456Z`).
 ///
 /// Done by hand because the core avoids the locale and calendar machinery of full Foundation.
-public enum RFC3339 {
+package enum RFC3339 {
     /// Formats `date` in UTC with six fractional digits.
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
         let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
         let fraction = micros - seconds * 1_000_000
@@ -21,7 +21,7 @@ public enum RFC3339 {
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let chars = Array(text.utf8)
         func number(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= chars.count else { return nil }

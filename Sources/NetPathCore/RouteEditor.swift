@@ -7,6 +7,7 @@ public struct RouteEntry: Hashable, Sendable, Comparable, CustomStringConvertibl
     /// Family, gateway, metric and table.
     public var route: DefaultRoute
 
+    /// The route `route`, leaving through the interface with index `interfaceIndex`.
     public init(interfaceIndex: Int32, route: DefaultRoute) {
         self.interfaceIndex = interfaceIndex
         self.route = route
@@ -85,12 +86,14 @@ public struct RouteEditorError: Error, Hashable, Sendable, CustomStringConvertib
         public var description: String { value.rawValue }
     }
 
+    /// What went wrong.
     public var code: Code
     /// The raw error (errno or a libnl `NLE_*` code), 0 when there is none.
     public var rawValue: Int32
     /// The operation and its route.
     public var context: String
 
+    /// An error with its code, the raw kernel error (0 for none) and what was attempted.
     public init(_ code: Code, rawValue: Int32 = 0, context: String) {
         self.code = code
         self.rawValue = rawValue

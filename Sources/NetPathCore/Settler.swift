@@ -32,14 +32,14 @@ import NetPathCore
 /// its last event; the events in between matter only for a burst emitted unchanged, and of
 /// those the ones dropped first are those whose piece of state a later one reports again
 /// (``NetPathCore/Event/reportedState``).
-public struct Settler: Sendable {
+package struct Settler: Sendable {
     /// The clock's instants.
-    public typealias Instant = ContinuousClock.Instant
+    package typealias Instant = ContinuousClock.Instant
 
     /// How long a subject must be quiet before its net change is emitted; zero passes events through.
-    public let window: Duration
+    package let window: Duration
     /// The longest an event is held while its subject keeps changing.
-    public let maximumHold: Duration
+    package let maximumHold: Duration
 
     private enum Snapshot: Hashable, Sendable {
         case interface(Interface)
@@ -56,7 +56,7 @@ public struct Settler: Sendable {
     }
 
     /// The most events one subject's burst holds.
-    public static let maximumHeldEvents = 64
+    package static let maximumHeldEvents = 64
 
     private var bursts: [String: Burst] = [:]
     private var known: [String: Snapshot] = [:]
@@ -67,25 +67,25 @@ public struct Settler: Sendable {
     /// - Parameters:
     ///   - window: The agent's `settle`.
     ///   - maximumHold: The longest a burst is held; by default ten windows.
-    public init(window: Duration, maximumHold: Duration? = nil) {
+    package init(window: Duration, maximumHold: Duration? = nil) {
         self.window = max(window, .zero)
         self.maximumHold = max(maximumHold ?? window * 10, self.window)
     }
 
     /// Whether nothing is held.
-    public var isIdle: Bool { bursts.isEmpty }
+    package var isIdle: Bool { bursts.isEmpty }
 
     /// The events held, over all subjects.
-    public var heldEvents: Int { bursts.values.reduce(0) { $0 + $1.events.count } }
+    package var heldEvents: Int { bursts.values.reduce(0) { $0 + $1.events.count } }
 
     /// When ``tick(at:)`` next has something to emit; `nil` when nothing is held.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         bursts.values.map(deadline).min()
     }
 
     /// Takes new events; returns those to dispatch now: bursts that were already due, then events
     /// that pass straight through (all of them when ``window`` is zero, and startup events).
-    public mutating func receive(_ events: [Event], at now: Instant) -> [Event] {
+    package mutating func receive(_ events: [Event], at now: Instant) -> [Event] {
         var out = tick(at: now)
         for event in events {
             let subject = event.subject
@@ -119,7 +119,7 @@ public struct Settler: Sendable {
     }
 
     /// Emits the net change of every burst that is due at `now`, oldest burst first.
-    public mutating func tick(at now: Instant) -> [Event] {
+    package mutating func tick(at now: Instant) -> [Event] {
         let due = bursts.filter { deadline($0.value) <= now }.sorted { $0.value.sequence < $1.value.sequence }
         var out: [Event] = []
         for (subject, burst) in due {
@@ -130,7 +130,7 @@ public struct Settler: Sendable {
     }
 
     /// Emits every held burst now, e.g. before a graceful shutdown or a reload.
-    public mutating func flush() -> [Event] {
+    package mutating func flush() -> [Event] {
         let all = bursts.values.sorted { $0.sequence < $1.sequence }
         bursts = [:]
         return all.flatMap(Self.net)
@@ -138,7 +138,7 @@ public struct Settler: Sendable {
 
     /// Records the state `events` describe without emitting them, so that later bursts have a
     /// baseline (for startup events that are not dispatched).
-    public mutating func remember(_ events: [Event]) {
+    package mutating func remember(_ events: [Event]) {
         for event in events { learn(event) }
     }
 

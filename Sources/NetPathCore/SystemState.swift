@@ -5,11 +5,16 @@
 public struct SystemState: Hashable, Sendable, Codable {
     /// How one interface reaches a policy's target: the best route through it that covers the target.
     public struct TargetRoute: Hashable, Sendable, Codable {
+        /// The interface the route leaves through.
         public var interfaceIndex: Int32
+        /// The route's prefix length: longer is more specific.
         public var prefixLength: Int
+        /// The route's metric; lower wins.
         public var metric: UInt32
+        /// The next hop, or `nil` for an on-link route.
         public var gateway: IPAddress?
 
+        /// A target route with these values.
         public init(interfaceIndex: Int32, prefixLength: Int, metric: UInt32 = 0, gateway: IPAddress? = nil) {
             self.interfaceIndex = interfaceIndex
             self.prefixLength = prefixLength
@@ -126,6 +131,7 @@ public struct SystemState: Hashable, Sendable, Codable {
     /// with `ip rule` applied): empty when unknown, as in traces recorded before they were kept.
     public var kernelRoutes: [KernelRoute]
 
+    /// A state with these values; interfaces are kept sorted by index.
     public init(
         interfaces: [Interface] = [],
         dnsServers: [IPAddress] = [],

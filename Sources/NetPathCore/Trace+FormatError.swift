@@ -1,18 +1,18 @@
 extension Trace {
     /// A malformed trace: the file, the 1-based line (and column, when one byte is to blame),
     /// and what was wrong there.
-    public struct FormatError: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct FormatError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The file, as the caller named it.
-        public var file: String
+        package var file: String
         /// The 1-based line.
-        public var line: Int
+        package var line: Int
         /// The 1-based column, in Unicode scalars; `nil` when the whole line is at fault.
-        public var column: Int?
+        package var column: Int?
         /// What was found and what was expected.
-        public var message: String
+        package var message: String
 
         /// Creates an error.
-        public init(file: String, line: Int, column: Int? = nil, message: String) {
+        package init(file: String, line: Int, column: Int? = nil, message: String) {
             self.file = file
             self.line = line
             self.column = column
@@ -21,7 +21,7 @@ extension Trace {
 
         /// `FILE:LINE: error: MESSAGE` or `FILE:LINE:COL: error: MESSAGE`, always one line: control
         /// characters from the file are escaped.
-        public var description: String {
+        package var description: String {
             let position = column.map { "\(line):\($0)" } ?? "\(line)"
             return "\(file):\(position): error: \(message)".escapingControlCharacters
         }
@@ -33,18 +33,18 @@ extension Trace {
     /// The recorder writes each record as one line ending in a newline, so a last line with no
     /// newline that does not parse is an unfinished record, not a mistake: the records before it
     /// are complete and replayable.
-    public struct Truncation: Hashable, Sendable, CustomStringConvertible {
+    package struct Truncation: Hashable, Sendable, CustomStringConvertible {
         /// The file, as the caller named it.
-        public var file: String
+        package var file: String
         /// The 1-based line of the unfinished record.
-        public var line: Int
+        package var line: Int
         /// How many complete records came before it.
-        public var completeRecords: Int
+        package var completeRecords: Int
         /// Why it does not parse: `incomplete JSON`, or a byte that is not UTF-8.
-        public var reason: String
+        package var reason: String
 
         /// Creates a truncation.
-        public init(file: String, line: Int, completeRecords: Int, reason: String) {
+        package init(file: String, line: Int, completeRecords: Int, reason: String) {
             self.file = file
             self.line = line
             self.completeRecords = completeRecords
@@ -52,7 +52,7 @@ extension Trace {
         }
 
         /// `FILE:LINE: warning: …`, one line.
-        public var description: String {
+        package var description: String {
             let records = completeRecords == 1 ? "the 1 complete record" : "the \(completeRecords) complete records"
             return
                 "\(file):\(line): warning: the last line is cut short (\(reason), and no newline at its end), as a recording stopped by a full disk or a crash leaves it; ignored it and kept \(records) before it"

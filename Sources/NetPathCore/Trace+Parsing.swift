@@ -2,14 +2,14 @@ import FoundationEssentials
 
 extension Trace {
     /// A parsed trace: its complete records and, when the last line was cut short, where.
-    public struct Contents: Hashable, Sendable {
+    package struct Contents: Hashable, Sendable {
         /// The records, in time order.
-        public var records: [Record]
+        package var records: [Record]
         /// The unfinished last line, if the trace ends in one; the records before it are all here.
-        public var truncation: Truncation?
+        package var truncation: Truncation?
 
         /// Creates the contents of a trace.
-        public init(records: [Record], truncation: Truncation? = nil) {
+        package init(records: [Record], truncation: Truncation? = nil) {
             self.records = records
             self.truncation = truncation
         }
@@ -21,7 +21,7 @@ extension Trace {
     /// a byte that is not UTF-8). The one exception is a last line with no newline after it that
     /// does not parse: that is a recording cut short, so the records before it are returned
     /// with a ``Truncation`` rather than nothing at all.
-    public static func parse(_ input: some Collection<UInt8>, file: String) -> Result<Contents, FormatError> {
+    package static func parse(_ input: some Collection<UInt8>, file: String) -> Result<Contents, FormatError> {
         let bytes = Array(input)
         let decoder = JSONDecoder()
         var records: [Record] = []

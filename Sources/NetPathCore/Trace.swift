@@ -6,26 +6,26 @@ import FoundationEssentials
 /// The file is JSON lines: a header line `{"netpath_trace":1}`, then one ``Trace/Record`` per
 /// line, in time order. Blank lines and lines starting with `#` are ignored, so traces can
 /// carry comments. Lines may end in CRLF (a trace edited on Windows); the CR is dropped.
-public enum Trace {
+package enum Trace {
     /// The format version this code reads and writes.
-    public static let version = 1
+    package static let version = 1
 
     /// One state and when it was observed.
-    public struct Record: Hashable, Sendable, Codable {
+    package struct Record: Hashable, Sendable, Codable {
         /// When the state was observed.
-        public var time: Date
+        package var time: Date
         /// The state.
-        public var state: SystemState
+        package var state: SystemState
 
         /// Creates a record.
-        public init(time: Date, state: SystemState) {
+        package init(time: Date, state: SystemState) {
             self.time = time
             self.state = state
         }
 
         enum CodingKeys: String, CodingKey { case time, state }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             let text = try c.decode(String.self, forKey: .time)
             guard let time = RFC3339.parse(text) else {
@@ -39,7 +39,7 @@ public enum Trace {
             state = try c.decode(SystemState.self, forKey: .state)
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(RFC3339.format(time), forKey: .time)
             try c.encode(state, forKey: .state)
@@ -47,10 +47,10 @@ public enum Trace {
     }
 
     /// The header line.
-    public static var header: String { "{\"netpath_trace\":\(version)}" }
+    package static var header: String { "{\"netpath_trace\":\(version)}" }
 
     /// One record as a line (without the newline).
-    public static func line(_ record: Record) throws -> String {
+    package static func line(_ record: Record) throws -> String {
         try JSONCoding.line(record)
     }
 }

@@ -6,7 +6,7 @@ import NetPathCore
 import Synchronization
 
 /// Follows the kernel's links, addresses and routes over rtnetlink and publishes a
-/// ``KernelSnapshot`` after every batch of changes.
+/// `KernelSnapshot` after every batch of changes.
 ///
 /// The engine runs its own thread: a blocking `poll()` on Swift's cooperative pool would take one
 /// of its threads (two on the target machines). It subscribes first, then dumps, then applies
@@ -31,8 +31,10 @@ public final class NetlinkEngine: Sendable {
         /// always with the CPU saturated by other work (BENCHMARKS.md); 4 MiB leaves headroom,
         /// and costs memory only while it is full.
         public var receiveBufferSize: Int
+        /// Where the engine reports overruns, resynchronisations and failures.
         public var logger: Logger
 
+        /// Options for the caller's namespace, a 4 MiB receive buffer and a `netpath.netlink` logger.
         public init(
             namespace: String? = nil,
             receiveBufferSize: Int = 4 << 20,
@@ -53,6 +55,7 @@ public final class NetlinkEngine: Sendable {
         var running = false
     }
 
+    /// The options the engine was created with.
     public let options: Options
 
     /// How many unread snapshots the stream keeps. Each is a full state, so dropping the oldest
@@ -62,6 +65,7 @@ public final class NetlinkEngine: Sendable {
     // The eventfd that wakes the thread to stop, and the thread itself; set once in start().
     private let control = Mutex<(wakeFD: Int32, thread: pthread_t?)>((-1, nil))
 
+    /// An engine that has not started: ``start()`` opens the sockets and starts its thread.
     public init(options: Options = Options()) {
         self.options = options
     }

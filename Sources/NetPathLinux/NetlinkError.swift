@@ -30,12 +30,14 @@ public struct NetlinkError: Error, Hashable, Sendable, CustomStringConvertible {
         public var description: String { "\(value)" }
     }
 
+    /// Which step failed.
     public var code: Code
     /// The libnl error (`NLE_*`, positive) or errno, as the failing call reported it.
     public var rawValue: Int32
     /// Context: the operation and its argument.
     public var context: String
 
+    /// An error for step `code`, with the raw error and what was attempted.
     public init(_ code: Code, rawValue: Int32, context: String) {
         self.code = code
         self.rawValue = rawValue

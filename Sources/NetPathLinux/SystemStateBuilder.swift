@@ -1,7 +1,7 @@
 import Glibc
 import NetPathCore
 
-/// Turns ``KernelSnapshot``s into the core's ``SystemState``: classifies each link from netlink
+/// Turns `KernelSnapshot`s into the core's ``SystemState``: classifies each link from netlink
 /// and sysfs facts, attaches addresses and default routes, DNS servers, and target reachability.
 ///
 /// sysfs is read once per link (and again after a rename), not on every change: the facts it
@@ -9,6 +9,7 @@ import NetPathCore
 public struct SystemStateBuilder: Sendable {
     /// The classifier, with the configured overrides.
     public var classifier: InterfaceClassifier
+    /// Where link facts are read (`/sys`, or a fixture tree in tests).
     public var sysfs: SysfsReader
     /// Where DNS servers come from.
     public var resolvConfPath: String
@@ -39,6 +40,7 @@ public struct SystemStateBuilder: Sendable {
         }
     }
 
+    /// A builder with these sources; the defaults read the host's `/sys` and `/etc/resolv.conf`.
     public init(
         classifier: InterfaceClassifier = InterfaceClassifier(),
         sysfs: SysfsReader = SysfsReader(),
@@ -49,7 +51,7 @@ public struct SystemStateBuilder: Sendable {
         self.resolvConfPath = resolvConfPath
     }
 
-    /// The system state for `snapshot`, with `targets` (from ``TargetResolver``) attached.
+    /// The system state for `snapshot`, with `targets` (from `TargetResolver`) attached.
     public mutating func state(from snapshot: KernelSnapshot, targets: [String: SystemState.TargetReachability] = [:])
         -> SystemState
     {

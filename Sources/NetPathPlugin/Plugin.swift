@@ -3,7 +3,7 @@ import NetPathCore
 /// An in-process event handler of the agent: the Swift counterpart of a hook.
 ///
 /// A plugin has a name, is created from its own `[plugin.NAME]` configuration table, receives
-/// typed ``NetPathCore/Event``s (each carrying the path or interface state it concerns), may
+/// typed ``Event``s (each carrying the path or interface state it concerns), may
 /// keep state, and acts on the system only through the narrow ``PluginContext`` it is handed.
 ///
 /// ## Implementing a plugin
@@ -48,11 +48,11 @@ import NetPathCore
 ///
 /// ## What the agent guarantees
 ///
-/// - Calls for one ``NetPathCore/Event/subject`` (one interface, one policy) never overlap and
+/// - Calls for one subject (one interface, one policy) never overlap and
 ///   arrive in the order the events happened; calls for different subjects may run concurrently.
 /// - Each call has a timeout. A call that throws, is slow or never returns is logged and counted,
 ///   and delays only later events of its own subject; other subjects, other plugins, hooks and
-///   the agent carry on (see ``PluginRunner``). On timeout the call's task is cancelled.
+///   the agent carry on. On timeout the call's task is cancelled.
 /// - An event still queued when a newer one of its subject makes it obsolete (`up` then `down`)
 ///   may be dropped, unless ``receivesObsoleteEvents`` is `true`; the newest is always delivered.
 ///

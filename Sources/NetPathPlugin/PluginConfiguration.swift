@@ -2,7 +2,7 @@ import NetPathConfig
 import NetPathCore
 
 /// A plugin's `[plugin.NAME]` table, with typed readers that turn every problem into a
-/// ``NetPathConfig/Diagnostic`` pointing at the line and column to fix.
+/// ``Diagnostic`` pointing at the line and column to fix.
 ///
 /// Read each setting once, then call ``finish()``: it throws every problem found at once, and
 /// reports keys that were never read as unknown (with a "did you mean" for typos).
@@ -24,7 +24,7 @@ public struct PluginConfiguration: Hashable, Sendable {
     /// The configuration file's name, as diagnostics show it.
     public let file: String
     /// The table; empty (at ``location``) when the configuration has no `[plugin.NAME]`.
-    public let table: TOMLTable
+    package let table: TOMLTable
     /// Whether the configuration has a `[plugin.NAME]` table.
     public let isPresent: Bool
     /// The problems found so far, in the order found.
@@ -34,7 +34,7 @@ public struct PluginConfiguration: Hashable, Sendable {
 
     /// Wraps `table` (or an empty table at `fallback` when there is none, e.g. the rule that
     /// names the plugin) for plugin `name` of `file`.
-    public init(
+    package init(
         name: String,
         table: TOMLTable?,
         file: String,
@@ -59,7 +59,7 @@ public struct PluginConfiguration: Hashable, Sendable {
     public var location: SourceLocation { table.location }
 
     /// The value of `key`, marked as read; `nil` when absent.
-    public mutating func value(_ key: String) -> TOMLValue? {
+    package mutating func value(_ key: String) -> TOMLValue? {
         read.insert(key)
         return table[key]
     }

@@ -6,7 +6,7 @@ import Synchronization
 /// capabilities it declared.
 ///
 /// The context is a small value; the state it reads is the agent's latest, so a plugin that
-/// keeps the context sees updates. The state in an ``NetPathCore/Event`` is the state the event
+/// keeps the context sees updates. The state in an ``Event`` is the state the event
 /// concerns; ``state`` and ``paths`` are the newest the agent knows, which may be later.
 public struct PluginContext: Sendable {
     /// The plugin's name.
@@ -77,9 +77,12 @@ public struct PluginContext: Sendable {
 public final class PluginStateView: Sendable {
     /// One consistent reading.
     public struct Current: Hashable, Sendable {
+        /// The system state.
         public var state: SystemState
+        /// Every policy's path, in configuration order.
         public var paths: [NetworkPath]
 
+        /// A reading of `state` and `paths`.
         public init(state: SystemState = SystemState(), paths: [NetworkPath] = []) {
             self.state = state
             self.paths = paths
@@ -88,6 +91,7 @@ public final class PluginStateView: Sendable {
 
     private let value: Mutex<Current>
 
+    /// A view that holds `state` and `paths` until ``update(state:paths:)``.
     public init(state: SystemState = SystemState(), paths: [NetworkPath] = []) {
         value = Mutex(Current(state: state, paths: paths))
     }

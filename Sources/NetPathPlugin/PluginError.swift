@@ -22,12 +22,14 @@ public struct PluginError: Error, Hashable, Sendable, CustomStringConvertible {
         public var description: String { value.rawValue }
     }
 
+    /// What went wrong.
     public var code: Code
     /// The plugin's name.
     public var plugin: String
     /// What was attempted.
     public var context: String
 
+    /// An error of plugin `plugin`, with its code and what was attempted.
     public init(_ code: Code, plugin: String, context: String) {
         self.code = code
         self.plugin = plugin

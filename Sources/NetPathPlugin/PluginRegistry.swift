@@ -3,34 +3,29 @@ import NetPathCore
 
 /// The plugin types a program knows, by name: what `[plugin.NAME]` tables and rules may name.
 ///
-/// Register types in code, hand ``knownPlugins`` to the configuration loader, and create the
-/// enabled plugins from a loaded configuration:
+/// Register types in code and hand the registry to an embedded agent; the agent creates the
+/// plugins its configuration enables, each from its own `[plugin.NAME]` table:
 ///
 /// ```swift
 /// var registry = PluginRegistry()
-/// registry.register(RouteMetricsPlugin.self)
-/// registry.register(EventLogPlugin.self)
+/// registry.register(PrimaryAnnouncer.self)
 /// registry.register(name: "audit") { event, context in context.logger.info("\(event.name)") }
-///
-/// let configuration = try ConfigurationLoader.load(contents: text, file: path,
-///                                                 knownPlugins: registry.knownPlugins).get()
-/// let plugins = try registry.makePlugins(for: configuration, file: path).get()
-/// let runner = PluginRunner(plugins: plugins, routeEditor: NetlinkRouteEditor(), logger: logger)
 /// ```
 public struct PluginRegistry: Sendable {
     /// How to make one registered plugin.
-    public struct Entry: Sendable {
-        public var name: String
-        public var capabilities: Set<PluginCapability>
-        public var receivesObsoleteEvents: Bool
+    package struct Entry: Sendable {
+        package var name: String
+        package var capabilities: Set<PluginCapability>
+        package var receivesObsoleteEvents: Bool
         /// Creates an instance from its table; throws its configuration errors.
-        public var make: @Sendable (PluginConfiguration) throws -> any Plugin
+        package var make: @Sendable (PluginConfiguration) throws -> any Plugin
     }
 
     private var entries: [String: Entry] = [:]
     /// Registration order: start order (stop runs in reverse), like ConnMan's priorities.
     private var order: [String] = []
 
+    /// An empty registry.
     public init() {}
 
     /// Registers `type` under ``Plugin/name``.
@@ -68,14 +63,14 @@ public struct PluginRegistry: Sendable {
     }
 
     /// The registered names: pass them to `ConfigurationLoader.load(contents:file:knownPlugins:)`.
-    public var knownPlugins: Set<String> { Set(order) }
+    package var knownPlugins: Set<String> { Set(order) }
 
     /// The entry registered under `name`.
-    public func entry(named name: String) -> Entry? { entries[name] }
+    package func entry(named name: String) -> Entry? { entries[name] }
 
     /// The names of the plugins `configuration` enables, in registration order: those its rules
     /// name, or, with no rules (dispatcher mode), those with a `[plugin.NAME]` table.
-    public func enabledNames(in configuration: Configuration) -> [String] {
+    package func enabledNames(in configuration: Configuration) -> [String] {
         let wanted =
             configuration.isDispatcherMode
             ? Set(configuration.plugins.keys) : Set(configuration.rules.flatMap(\.plugins))
@@ -86,7 +81,7 @@ public struct PluginRegistry: Sendable {
     /// plugins that no rule enables, so that every plugin error is reported.
     ///
     /// - Returns: the plugins, or every diagnostic, in file order.
-    public func makePlugins(for configuration: Configuration, file: String) -> Result<
+    package func makePlugins(for configuration: Configuration, file: String) -> Result<
         [LoadedPlugin], ConfigurationErrors
     > {
         var plugins: [LoadedPlugin] = []
@@ -125,7 +120,7 @@ public struct PluginRegistry: Sendable {
     }
 }
 
-/// One plugin instance, created from its table and ready for a ``PluginRunner``.
+/// One plugin instance, created from its table and ready for a `PluginRunner`.
 public struct LoadedPlugin: Sendable {
     public var name: String
     public var capabilities: Set<PluginCapability>
@@ -135,7 +130,7 @@ public struct LoadedPlugin: Sendable {
     public var plugin: any Plugin
 
     /// A plugin with the name, capabilities and queueing of its registry entry.
-    public init(entry: PluginRegistry.Entry, configuration: PluginConfiguration, plugin: any Plugin) {
+    package init(entry: PluginRegistry.Entry, configuration: PluginConfiguration, plugin: any Plugin) {
         self.name = entry.name
         self.capabilities = entry.capabilities
         self.receivesObsoleteEvents = entry.receivesObsoleteEvents

@@ -68,8 +68,12 @@ struct PackageLayeringTests {
         while let file = files?.nextObject() as? URL {
             guard file.pathExtension == "swift" else { continue }
             for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+                // Scoped imports count too: `@_exported import struct NetPathPlugin.PluginContext`.
                 guard
-                    let match = line.firstMatch(of: /^\s*(?:@_exported )?(?:(?:public|package|internal) )?import (\w+)/)
+                    let match = line.firstMatch(
+                        of:
+                            /^\s*(?:@_exported )?(?:(?:public|package|internal) )?import (?:(?:struct|class|enum|protocol|typealias|func|var|let) )?(\w+)/
+                    )
                 else { continue }
                 let name = String(match.1)
                 if modules.contains(name) && name != module { found.insert(name) }

@@ -1,5 +1,6 @@
 import Foundation
 import NetPath
+import NetPathControl
 import Synchronization
 import TestSupport
 import Testing

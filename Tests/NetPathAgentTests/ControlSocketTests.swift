@@ -1,5 +1,6 @@
 import Foundation
 import NetPath
+import NetPathControl
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import NetPath
+import NetPathControl
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import NetPath
+import NetPathControl
 import Testing
 
 /// The trace recorder (`--record`) when it cannot write.
