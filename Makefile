@@ -92,6 +92,8 @@ test: test-deps
 	@# 100,000-route storm): they run one test at a time, not against 300 others for two cores.
 	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'
 	@$(MAKE) --no-print-directory test-as-nobody
+	@# The library's documentation must build with DocC, without a warning.
+	@$(MAKE) --no-print-directory docs
 
 
 # The hook tests need no root (the trust rules accept the agent's own user): as root, `make test`

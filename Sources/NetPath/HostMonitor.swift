@@ -125,7 +125,7 @@ public final class HostMonitor: Sendable {
     ///
     /// - Important: after ``cancel()`` (or when the source ended, see ``failure``) it keeps the
     ///   last answer, which nothing updates any more: check ``isStarted`` before trusting it, or
-    ///   ask afresh with ``reachability(of:source:)``.
+    ///   ask afresh with ``reachability(of:source:timeout:)``.
     ///
     /// ```swift
     /// monitor.start(queue: .main)
