@@ -8,15 +8,19 @@ struct TimedCallTests {
         #expect(await TimedCall.finishes(within: .seconds(10)) {})
     }
 
-    @Test("an operation that ignores cancellation does not hold the caller past the deadline")
+    // The time limit is the assertion that the caller is let go: the operation would hold it
+    // for an hour. (How soon after the deadline depends on the cooperative pool, shared with the
+    // other tests: not asserted.)
+    @Test(
+        "an operation that ignores cancellation does not hold the caller past the deadline",
+        .timeLimit(.minutes(1))
+    )
     func hungOperation() async {
-        let started = ContinuousClock.now
         // Never returns, and ignores cancellation: it waits on a detached task.
         let finished = await TimedCall.finishes(within: .milliseconds(100)) {
             await Task.detached { try? await Task.sleep(for: .seconds(3600)) }.value
         }
         #expect(!finished)
-        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test("a late return is reported to late, once")
