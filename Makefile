@@ -17,12 +17,14 @@ SERIAL_SUITES := RouteStormTests|HookRunnerTests|HookDispatcherTests|HookSlotsTe
 .PHONY: all deps test-deps build run test test-as-nobody bench clean format install install-build uninstall
 
 # `make install` layout. DESTDIR stages the whole tree under another root (packaging, tests).
-# The unit's ExecStart is rewritten to $(PREFIX)/bin/netpathd. NO_BUILD=1 installs what is
+# netpathd goes to SBINDIR (the Debian package: /usr/sbin), netpathctl to BINDIR; the unit's
+# ExecStart is rewritten to $(SBINDIR)/netpathd. NO_BUILD=1 installs what is
 # already in INSTALL_BUILD_DIR without running swift build (used by the tests, and by
 # `make install-build && sudo make install NO_BUILD=1` so root never writes in .build).
 # netpathd always reads /etc/netpath: change SYSCONFDIR and UNITDIR only to stage elsewhere.
 DESTDIR           ?=
 BINDIR            ?= $(PREFIX)/bin
+SBINDIR           ?= $(BINDIR)
 DATADIR           ?= $(PREFIX)/share/netpath
 SYSCONFDIR        ?= /etc
 UNITDIR           ?= /lib/systemd/system
@@ -132,12 +134,13 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 	for bin in netpathd netpathctl; do \
 		test -x "$(INSTALL_BUILD_DIR)/$$bin" || { echo "make install: $(INSTALL_BUILD_DIR)/$$bin is missing (build first, or drop NO_BUILD)" >&2; exit 1; }; \
 	done; \
-	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)"; \
-	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathd" "$(INSTALL_BUILD_DIR)/netpathctl" "$(DESTDIR)$(BINDIR)/"; \
+	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SBINDIR)" "$(DESTDIR)$(UNITDIR)"; \
+	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathd" "$(DESTDIR)$(SBINDIR)/"; \
+	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathctl" "$(DESTDIR)$(BINDIR)/"; \
 	unit="$(DESTDIR)$(UNITDIR)/netpathd.service"; \
-	sed 's|^ExecStart=/usr/local/bin/netpathd|ExecStart=$(BINDIR)/netpathd|' config/netpathd.service > "$$unit.tmp"; \
+	sed 's|^ExecStart=/usr/local/bin/netpathd|ExecStart=$(SBINDIR)/netpathd|' config/netpathd.service > "$$unit.tmp"; \
 	chmod 0644 "$$unit.tmp"; mv -f "$$unit.tmp" "$$unit"; \
-	grep -qxF 'ExecStart=$(BINDIR)/netpathd' "$$unit" || { echo "make install: ExecStart not rewritten in $$unit" >&2; exit 1; }; \
+	grep -qxF 'ExecStart=$(SBINDIR)/netpathd' "$$unit" || { echo "make install: ExecStart not rewritten in $$unit" >&2; exit 1; }; \
 	etc="$(DESTDIR)$(SYSCONFDIR)/netpath"; \
 	test -d "$$etc" || $(INSTALL) -d -m 0755 "$$etc"; \
 	if [ -e "$$etc/netpath.toml" ]; then \
@@ -156,11 +159,11 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 			$(INSTALL) -m $$mode "$$hook" "$$examples/"; \
 		done; \
 	fi; \
-	echo "make install: installed netpathd and netpathctl in $(DESTDIR)$(BINDIR), the unit in $(DESTDIR)$(UNITDIR)"
+	echo "make install: installed netpathd in $(DESTDIR)$(SBINDIR), netpathctl in $(DESTDIR)$(BINDIR), the unit in $(DESTDIR)$(UNITDIR)"
 
 # Removes what install put outside /etc; the configuration and hooks in /etc/netpath stay.
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/netpathd" "$(DESTDIR)$(BINDIR)/netpathctl" "$(DESTDIR)$(UNITDIR)/netpathd.service"
+	rm -f "$(DESTDIR)$(SBINDIR)/netpathd" "$(DESTDIR)$(BINDIR)/netpathctl" "$(DESTDIR)$(UNITDIR)/netpathd.service"
 	rm -rf "$(DESTDIR)$(DATADIR)/examples"
 	rmdir "$(DESTDIR)$(DATADIR)" 2>/dev/null || true
 	@echo "make uninstall: left $(DESTDIR)$(SYSCONFDIR)/netpath in place; run 'systemctl daemon-reload' if the unit was loaded"
