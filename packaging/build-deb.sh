@@ -55,8 +55,8 @@ install -d -m 0755 "$man/man5" "$man/man7" "$man/man8" "$work/manual"
 for tool in sbin/netpathd bin/netpathctl; do
 	name=${tool#*/}
 	case $name in
-	netpathd) see_also="netpathctl 8,netpath.toml 5,netpath-hooks 7" ;;
-	*) see_also="netpathd 8,netpath.toml 5,netpath-hooks 7" ;;
+	netpathd) see_also="netpath.toml 5,netpath-hooks 7,netpathctl 8" ;;
+	*) see_also="netpath.toml 5,netpath-hooks 7,netpathd 8" ;;
 	esac
 	"$MANUAL_TOOL" "$stage/usr/$tool" --section 8 --date "$release_date" --output-directory "$work/manual" ||
 		fail "generate-manual failed for $name"
