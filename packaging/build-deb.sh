@@ -111,6 +111,24 @@ chmod 0644 "$stage/DEBIAN/conffiles"
 	cd "$work"
 	rm -f debian/substvars debian/files
 	dpkg-shlibdeps -e"debian/netpath/usr/sbin/netpathd" -e"debian/netpath/usr/bin/netpathctl"
+	# dpkg-shlibdeps counts the symbols a binary imports, not the versions it needs without
+	# a symbol: the packed relocations need GLIBC_ABI_DT_RELR, which libc6's symbols file
+	# dates 2.36, so a libc6 older than that would install and then refuse to load the
+	# binaries. Raise libc6's minimum to the newest version any needed GLIBC_* name has there.
+	libc_symbols=$(dpkg-query --control-path libc6 symbols)
+	libc_minimum=$(
+		for binary in debian/netpath/usr/sbin/netpathd debian/netpath/usr/bin/netpathctl; do
+			objdump -p "$binary" | awk '/^  required from / { libc = ($3 == "libc.so.6:") } libc && $4 ~ /^GLIBC_/ { print $4 }'
+		done | sort -u | while IFS= read -r name; do
+			awk -v name="$name@$name" '$1 == name { print $2 }' "$libc_symbols"
+		done | sort -V | tail -n 1
+	)
+	[ -n "$libc_minimum" ] || fail "no GLIBC_* version of the binaries is in $libc_symbols"
+	computed=$(sed -n 's/^shlibs:Depends=.*libc6 (>= \([^)]*\)).*/\1/p' debian/substvars)
+	[ -n "$computed" ] || fail "dpkg-shlibdeps did not compute a libc6 dependency: $(cat debian/substvars)"
+	if dpkg --compare-versions "$libc_minimum" gt "$computed"; then
+		sed -i "s/libc6 (>= $computed)/libc6 (>= $libc_minimum)/" debian/substvars
+	fi
 	dpkg-gencontrol -pnetpath -Pdebian/netpath -v"$DEB_VERSION"
 )
 # md5sums of everything but the conffiles (dpkg keeps their sums itself), as dh_md5sums does.

@@ -25,7 +25,9 @@ struct DebianPackageTests {
         #expect(!FileManager.default.fileExists(atPath: "\(package.contents)/usr/share/lintian/overrides"))
     }
 
-    @Test("Version is NetPathVersion.current; Depends comes from the binaries: libnl and libc, no Swift")
+    @Test(
+        "Version is NetPathVersion.current; Depends comes from the binaries: libnl, and a libc6 that loads them; no Swift"
+    )
     func controlFields() async throws {
         let package = try await DebianPackage.current()
 
@@ -46,6 +48,31 @@ struct DebianPackageTests {
             #expect(names.contains(Substring(library)), "\(depends)")
         }
         #expect(!depends.lowercased().contains("swift"), "\(depends)")
+        // libc6's minimum covers every glibc version the binaries need, symbol or not
+        // (GLIBC_ABI_DT_RELR has none, and dpkg-shlibdeps alone misses it): as libc6's
+        // symbols file dates them.
+        let minimum = try #require(depends.firstMatch(of: /libc6 \(>= ([^)]+)\)/)).1
+        let symbols = try String(
+            contentsOfFile: try Command.check(["dpkg-query", "--control-path", "libc6", "symbols"])
+                .trimmingCharacters(in: .whitespacesAndNewlines),
+            encoding: .utf8
+        )
+        for binary in ["usr/sbin/netpathd", "usr/bin/netpathctl"] {
+            let needs = try Command.check(["objdump", "-p", "\(package.contents)/\(binary)"])
+                .components(separatedBy: "required from libc.so.6:\n").last!
+                .split(separator: "\n").prefix { !$0.contains("required from") }
+                .compactMap { $0.split(separator: " ").last.map(String.init) }.filter { $0.hasPrefix("GLIBC_") }
+            #expect(needs.contains("GLIBC_ABI_DT_RELR"), "\(binary) needs \(needs)")
+            for name in needs {
+                let line = symbols.split(separator: "\n").first { $0.hasPrefix(" \(name)@\(name) ") }
+                let since = try #require(line?.split(separator: " ").last, "\(name) is not in libc6's symbols file")
+                let covered = try Command.run(["dpkg", "--compare-versions", String(minimum), "ge", String(since)])
+                #expect(
+                    covered.status == 0,
+                    "\(binary) needs \(name) (libc6 \(since)), Depends has libc6 (>= \(minimum))"
+                )
+            }
+        }
         let conffiles = try Command.check(["dpkg-deb", "--info", package.path, "conffiles"])
         #expect(conffiles == "/etc/netpath/netpath.toml\n")
     }
