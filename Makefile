@@ -14,7 +14,9 @@ BUILD_PACKAGES := libnl-3-dev libnl-route-3-dev pkg-config
 TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh fish
 
 # Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
-SERIAL_SUITES := RouteStormTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests
+# With them, the suites of the Debian package: their subprocesses (make deb, lintian, dpkg) run
+# for a minute or more, and beside them a hook test's runs hit their 10 s timeout.
+SERIAL_SUITES := RouteStormTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|DebianPackageTests|ManualPageTests|CompletionTests
 
 .PHONY: all deps test-deps build run test test-as-nobody bench clean format install install-build uninstall \
 	deb deb-deps deb-build version

@@ -96,7 +96,12 @@ struct MetricsTests {
                 )
             }
             #expect(body.contains("# TYPE netpath_events_total counter"))
-            #expect(body.contains("\nnetpath_build_info{version=\"\(NetPathVersion.current)\"} 1\n"), "\(body)")
+            #expect(
+                Self.samples(body, "netpath_build_info") == [
+                    "netpath_build_info{version=\"\(NetPathVersion.current)\"}": 1
+                ],
+                "\(body)"
+            )
             #expect(Self.samples(body, "netpath_path_satisfied")["netpath_path_satisfied{policy=\"default\"}"] == 1)
             #expect(
                 Self.samples(body, "netpath_path_primary")["netpath_path_primary{policy=\"default\",interface=\"up0\"}"]
