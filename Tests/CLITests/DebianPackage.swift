@@ -119,7 +119,7 @@ struct ScratchRoot {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("netpath-root-\(UUID().uuidString)").path
         for directory in [
             "var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "etc/systemd/system",
-            "var/lib/systemd",
+            "var/lib/systemd", "var/log",
         ] {
             try FileManager.default.createDirectory(atPath: "\(path)/\(directory)", withIntermediateDirectories: true)
         }

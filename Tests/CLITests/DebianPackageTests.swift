@@ -206,7 +206,13 @@ struct DebianPackageTests {
                 == "/dev/null"
         )
 
-        // Purge: nothing of netpath is left, not even the administrator's hook.
+        // Purge: nothing of netpath is left, not even the administrator's hook or the log
+        // directory systemd made for the unit (LogsDirectory=, where event-log writes).
+        try FileManager.default.createDirectory(
+            atPath: "\(root.path)/var/log/netpath",
+            withIntermediateDirectories: false
+        )
+        FileManager.default.createFile(atPath: "\(root.path)/var/log/netpath/events.jsonl", contents: Data("{}\n".utf8))
         try root.dpkg(["--purge", "netpath"])
         #expect(root.tree == before, "left behind: \(root.tree.subtracting(before).sorted())")
         let known = try Command.run(["dpkg-query", "--admindir=\(root.path)/var/lib/dpkg", "--show", "netpath"])
