@@ -7,22 +7,29 @@ PREFIX     ?= /usr/local
 APT_GET    := DEBIAN_FRONTEND=noninteractive apt-get
 
 # Debian packages: the libnl headers the CNetlink target builds against, iproute2 for the
-# namespace tests, and systemd's analyzer for verifying the unit file.
+# namespace tests, systemd's analyzer for verifying the unit file, and for the tests of
+# `make deb`: dpkg-dev, lintian, mandoc (manual pages) and the three shells whose completions
+# the package ships.
 BUILD_PACKAGES := libnl-3-dev libnl-route-3-dev pkg-config
-TEST_PACKAGES  := iproute2 systemd
+TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh fish
 
 # Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
-SERIAL_SUITES := RouteStormTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests
+# With them, the suites of the Debian package: their subprocesses (make deb, lintian, dpkg) run
+# for a minute or more, and beside them a hook test's runs hit their 10 s timeout.
+SERIAL_SUITES := RouteStormTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests|DebianPackageTests|ManualPageTests|CompletionTests
 
-.PHONY: all deps test-deps build run test test-as-nobody bench docs clean format install install-build uninstall
+.PHONY: all deps test-deps build run test test-as-nobody bench docs clean format install install-build uninstall \
+	deb deb-deps deb-build version
 
 # `make install` layout. DESTDIR stages the whole tree under another root (packaging, tests).
-# The unit's ExecStart is rewritten to $(PREFIX)/bin/netpathd. NO_BUILD=1 installs what is
+# netpathd goes to SBINDIR (the Debian package: /usr/sbin), netpathctl to BINDIR; the unit's
+# ExecStart is rewritten to $(SBINDIR)/netpathd. NO_BUILD=1 installs what is
 # already in INSTALL_BUILD_DIR without running swift build (used by the tests, and by
 # `make install-build && sudo make install NO_BUILD=1` so root never writes in .build).
 # netpathd always reads /etc/netpath: change SYSCONFDIR and UNITDIR only to stage elsewhere.
 DESTDIR           ?=
 BINDIR            ?= $(PREFIX)/bin
+SBINDIR           ?= $(BINDIR)
 DATADIR           ?= $(PREFIX)/share/netpath
 SYSCONFDIR        ?= /etc
 UNITDIR           ?= /lib/systemd/system
@@ -67,6 +74,9 @@ test-deps: deps
 	@missing=""; \
 	command -v ip >/dev/null 2>&1 || missing="$$missing iproute2"; \
 	command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
+	command -v dpkg-shlibdeps >/dev/null 2>&1 || missing="$$missing dpkg-dev"; \
+	for tool in lintian mandoc zsh fish; do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	test -f /usr/share/bash-completion/bash_completion || missing="$$missing bash-completion"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing test dependencies:$$missing"; \
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq $$missing; \
@@ -87,13 +97,16 @@ test: test-deps
 		echo "removing stale test namespace $$ns"; ip netns del "$$ns"; \
 	done
 	$(SWIFT) build --build-tests
+	@# The library's documentation must build with DocC, without a warning.
+	@$(MAKE) --no-print-directory docs
+	@# The package tests build `make deb` from the release binaries: build them now, not while
+	@# other tests run (a no-op when they are up to date).
+	$(MAKE) --no-print-directory deb-build
 	$(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
 	@# These suites measure time (hook timeouts, "no overrun with the default buffer" in a
 	@# 100,000-route storm): they run one test at a time, not against 300 others for two cores.
 	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'
 	@$(MAKE) --no-print-directory test-as-nobody
-	@# The library's documentation must build with DocC, without a warning.
-	@$(MAKE) --no-print-directory docs
 
 
 # The hook tests need no root (the trust rules accept the agent's own user): as root, `make test`
@@ -140,12 +153,13 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 	for bin in netpathd netpathctl; do \
 		test -x "$(INSTALL_BUILD_DIR)/$$bin" || { echo "make install: $(INSTALL_BUILD_DIR)/$$bin is missing (build first, or drop NO_BUILD)" >&2; exit 1; }; \
 	done; \
-	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)"; \
-	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathd" "$(INSTALL_BUILD_DIR)/netpathctl" "$(DESTDIR)$(BINDIR)/"; \
+	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SBINDIR)" "$(DESTDIR)$(UNITDIR)"; \
+	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathd" "$(DESTDIR)$(SBINDIR)/"; \
+	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathctl" "$(DESTDIR)$(BINDIR)/"; \
 	unit="$(DESTDIR)$(UNITDIR)/netpathd.service"; \
-	sed 's|^ExecStart=/usr/local/bin/netpathd|ExecStart=$(BINDIR)/netpathd|' config/netpathd.service > "$$unit.tmp"; \
+	sed 's|^ExecStart=/usr/local/bin/netpathd|ExecStart=$(SBINDIR)/netpathd|' config/netpathd.service > "$$unit.tmp"; \
 	chmod 0644 "$$unit.tmp"; mv -f "$$unit.tmp" "$$unit"; \
-	grep -qxF 'ExecStart=$(BINDIR)/netpathd' "$$unit" || { echo "make install: ExecStart not rewritten in $$unit" >&2; exit 1; }; \
+	grep -qxF 'ExecStart=$(SBINDIR)/netpathd' "$$unit" || { echo "make install: ExecStart not rewritten in $$unit" >&2; exit 1; }; \
 	etc="$(DESTDIR)$(SYSCONFDIR)/netpath"; \
 	test -d "$$etc" || $(INSTALL) -d -m 0755 "$$etc"; \
 	if [ -e "$$etc/netpath.toml" ]; then \
@@ -164,11 +178,45 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 			$(INSTALL) -m $$mode "$$hook" "$$examples/"; \
 		done; \
 	fi; \
-	echo "make install: installed netpathd and netpathctl in $(DESTDIR)$(BINDIR), the unit in $(DESTDIR)$(UNITDIR)"
+	echo "make install: installed netpathd in $(DESTDIR)$(SBINDIR), netpathctl in $(DESTDIR)$(BINDIR), the unit in $(DESTDIR)$(UNITDIR)"
 
 # Removes what install put outside /etc; the configuration and hooks in /etc/netpath stay.
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/netpathd" "$(DESTDIR)$(BINDIR)/netpathctl" "$(DESTDIR)$(UNITDIR)/netpathd.service"
+	rm -f "$(DESTDIR)$(SBINDIR)/netpathd" "$(DESTDIR)$(BINDIR)/netpathctl" "$(DESTDIR)$(UNITDIR)/netpathd.service"
 	rm -rf "$(DESTDIR)$(DATADIR)/examples"
 	rmdir "$(DESTDIR)$(DATADIR)" 2>/dev/null || true
 	@echo "make uninstall: left $(DESTDIR)$(SYSCONFDIR)/netpath in place; run 'systemctl daemon-reload' if the unit was loaded"
+
+# The Debian package: `make deb` writes $(DEB_DIR)/netpath_$(DEB_VERSION)_ARCH.deb. It stages
+# `make install` (the same binaries, linked the same way: no Swift toolchain needed where it is
+# installed) with Debian's layout, then adds manual pages and completions generated from the
+# binaries themselves, the docs and the control files of packaging/debian, and builds with
+# dpkg-deb (packaging/build-deb.sh). VERSION is read from its one place, NetPathVersion.swift;
+# DEB_VERSION overrides only the package's Version (the tests build a higher one to upgrade to).
+VERSION     := $(shell sed -n 's/^ *public static let current = "\([^"]*\)"$$/\1/p' Sources/NetPathCore/NetPathVersion.swift)
+DEB_VERSION ?= $(VERSION)
+DEB_DIR     ?= .build/deb
+version:
+	@echo $(VERSION)
+
+# swift-argument-parser's generate-manual writes netpathd(8) and netpathctl(8) from the
+# commands' definitions, the ones --help prints.
+MANUAL_TOOL ?= $(INSTALL_BUILD_DIR)/generate-manual
+
+# dpkg-shlibdeps and dpkg-gencontrol (dpkg-dev, which brings binutils' strip).
+deb-deps:
+	@if ! command -v dpkg-shlibdeps >/dev/null 2>&1 || ! command -v strip >/dev/null 2>&1; then \
+		echo "Installing packaging dependencies: dpkg-dev"; \
+		$(APT_GET) update -qq && $(APT_GET) install -y -qq dpkg-dev; \
+	fi
+
+deb-build: install-build
+	$(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path "$(INSTALL_SCRATCH)" $(INSTALL_SWIFT_FLAGS) --product generate-manual
+
+deb: deb-deps $(if $(filter 1 yes true,$(NO_BUILD)),,deb-build)
+	@test -n "$(VERSION)" || { echo "make deb: no version in Sources/NetPathCore/NetPathVersion.swift" >&2; exit 1; }
+	@rm -rf "$(abspath $(DEB_DIR))/work"
+	@$(MAKE) --no-print-directory install NO_BUILD=1 DESTDIR="$(abspath $(DEB_DIR))/work/debian/netpath" \
+		PREFIX=/usr SBINDIR=/usr/sbin DATADIR=/usr/share/doc/netpath SYSCONFDIR=/etc UNITDIR=/lib/systemd/system >/dev/null
+	@VERSION="$(VERSION)" DEB_VERSION="$(DEB_VERSION)" MANUAL_TOOL="$(abspath $(MANUAL_TOOL))" \
+		sh packaging/build-deb.sh "$(abspath $(DEB_DIR))"

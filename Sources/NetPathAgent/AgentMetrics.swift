@@ -44,6 +44,9 @@ final class AgentMetrics: Sendable {
     static var pluginErrors: MetricNameDescriptor {
         name("plugin_errors", "total", "Plugin handler failures (threw or timed out).")
     }
+    static var buildInfo: MetricNameDescriptor {
+        name("build_info", "", "Always 1; the version label is netpath's version (netpathd --version).")
+    }
 
     /// Hook run durations, seconds; hooks usually take milliseconds, a hung one its timeout.
     static let durationBuckets: [Duration] = [
@@ -53,6 +56,8 @@ final class AgentMetrics: Sendable {
 
     init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
+        // The usual info metric: dashboards join on it to tell which version each agent runs.
+        registry.makeGauge(descriptor: Self.buildInfo, labels: [("version", NetPathVersion.current)]).set(Int64(1))
     }
 
     /// Counts one dispatched event.

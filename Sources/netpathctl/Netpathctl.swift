@@ -14,7 +14,7 @@ struct Netpathctl: AsyncParsableCommand {
         discussion: """
             status, monitor, explain and hooks ask the running netpathd over its control socket; with --local they compute the answer from the kernel directly, without an agent. check-config and simulate never need the agent.
             """,
-        version: "0.1.0",
+        version: NetPathVersion.current,
         subcommands: [
             Status.self, Monitor.self, Explain.self, Hooks.self, Reload.self, CheckConfig.self, Simulate.self,
         ]

@@ -26,7 +26,7 @@ struct Netpathd: AsyncParsableCommand {
             reads \(ConfigurationFile.defaultPath) if it exists, else the embedded default (see \
             `netpathctl check-config`).
             """,
-        version: "0.1.0"
+        version: NetPathVersion.current
     )
 
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "FILE"))

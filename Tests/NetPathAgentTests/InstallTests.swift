@@ -170,6 +170,25 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         )
     }
 
+    // The Debian package's layout: the daemon in /usr/sbin, the tool in /usr/bin, and the unit
+    // starting the daemon where it is.
+    @Test func sbindirTakesTheDaemonAndTheUnitsExecStart() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+
+        try make("install", ["DESTDIR=\(scratch.path)", "PREFIX=/usr", "SBINDIR=/usr/sbin"])
+
+        #expect(try entry("\(scratch.path)/usr/sbin/netpathd").kind == .file)
+        #expect(try entry("\(scratch.path)/usr/bin/netpathctl").kind == .file)
+        let binaries = tree(scratch.path).filter { $0.hasSuffix("/netpathd") || $0.hasSuffix("/netpathctl") }
+        #expect(binaries == ["usr/sbin/netpathd", "usr/bin/netpathctl"])
+        let unit = try text("\(scratch.path)/lib/systemd/system/netpathd.service")
+        #expect(unit.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") } == ["ExecStart=/usr/sbin/netpathd"])
+
+        try make("uninstall", ["DESTDIR=\(scratch.path)", "PREFIX=/usr", "SBINDIR=/usr/sbin"])
+        #expect(!tree(scratch.path).contains { $0.hasSuffix("/netpathd") || $0.hasSuffix("/netpathctl") })
+    }
+
     @Test func secondInstallKeepsTheAdministratorsConfigAndHooks() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

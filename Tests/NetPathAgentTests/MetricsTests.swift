@@ -1,6 +1,9 @@
 import Foundation
+import NetPathCore
 import TestSupport
 import Testing
+
+@testable import NetPathAgent
 
 /// `/metrics` as Prometheus scrapes it.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
@@ -93,6 +96,12 @@ struct MetricsTests {
                 )
             }
             #expect(body.contains("# TYPE netpath_events_total counter"))
+            #expect(
+                Self.samples(body, "netpath_build_info") == [
+                    "netpath_build_info{version=\"\(NetPathVersion.current)\"}": 1
+                ],
+                "\(body)"
+            )
             #expect(Self.samples(body, "netpath_path_satisfied")["netpath_path_satisfied{policy=\"default\"}"] == 1)
             #expect(
                 Self.samples(body, "netpath_path_primary")["netpath_path_primary{policy=\"default\",interface=\"up0\"}"]
@@ -118,5 +127,17 @@ struct MetricsTests {
             #expect(successes >= 3, "startup events and the toggle's events each ran the hook")
             #expect(after.contains("netpath_netlink_overruns_total 0"))
         }
+    }
+}
+
+/// The metrics that need no agent running.
+struct AgentMetricsTextTests {
+    @Test("netpath_build_info carries the version both binaries print with --version")
+    func buildInfoNamesTheVersion() {
+        let text = AgentMetrics().text()
+
+        #expect(text.contains("# TYPE netpath_build_info gauge"), "\(text)")
+        let samples = MetricsTests.samples(text, "netpath_build_info")
+        #expect(samples == ["netpath_build_info{version=\"\(NetPathVersion.current)\"}": 1], "\(text)")
     }
 }
