@@ -20,7 +20,7 @@
 // Edges (→ depends on):
 //   NetPathConfig → Core                    NetPathLinux → Core, CNetlink
 //   NetPathControl → Core, Config           NetPathPlugin → Core, Config
-//   NetPathDispatch → Core, Config, Control
+//   NetPathDispatch → Core, Config, Control, CNetlink
 //   NetPath → Core, Config, Control, Linux, Plugin
 //   RouteMetricsPlugin → Core, Plugin       EventLogPlugin → Core, Config, Plugin
 //   NetPathAgent → Core, Config, Control, Linux, Plugin, Dispatch
@@ -101,6 +101,7 @@ let package = Package(
         .target(
             name: "NetPathDispatch",
             dependencies: [
+                "CNetlink",
                 .product(name: "SystemPackage", package: "swift-system"),
                 "NetPathCore",
                 "NetPathConfig",

@@ -25,6 +25,7 @@
 #include <linux/netlink.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,6 +34,17 @@
 // here changes fd_set's layout so this module no longer agrees with Swift's Glibc module.
 // Declare the one prototype instead (glibc >= 2.14 exports it).
 extern int setns(int fd, int nstype);
+
+// pipe2(2) likewise, and F_SETPIPE_SZ: declared and defined only under _GNU_SOURCE.
+extern int pipe2(int pipefd[2], int flags);
+
+/// A pipe whose two ends are close-on-exec from the start: `pipe` then `fcntl` leaves a moment
+/// in which a process another thread spawns inherits the ends (and a hook waiting for the end
+/// of its stdin then waits for that process too).
+static inline int np_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+/// `F_SETPIPE_SZ` from <linux/fcntl.h>: grows a pipe's buffer.
+static inline int np_f_setpipe_sz(void) { return 1024 + 7; }
 
 /// `setns(2)`: move the calling thread into another namespace.
 static inline int np_setns(int fd, int nstype) { return setns(fd, nstype); }

@@ -1,3 +1,4 @@
+import CNetlink
 import Logging
 import Subprocess
 import Synchronization
@@ -158,15 +159,14 @@ public struct HookRunner: Sendable {
     /// (F_SETPIPE_SZ) when it would not fit the default 64 KiB.
     static func filledPipe(_ bytes: [UInt8]) throws -> Int32 {
         var ends: [Int32] = [-1, -1]
-        // pipe2 is hidden behind _GNU_SOURCE; the window before FD_CLOEXEC is harmless for hooks
-        // (swift-subprocess closes every descriptor above 2 in the child).
-        guard pipe(&ends) == 0 else { throw HookRunnerError(operation: "pipe", errno: errno) }
+        // Close-on-exec from the start: with pipe() and then fcntl(), a process that another
+        // thread spawns in between (swift-subprocess closes what it does not pass; Foundation's
+        // Process and others may not) inherits the write end, and the hook's `cat` then waits for
+        // that process to end, not for the agent — until the hook's timeout.
+        guard np_pipe_cloexec(&ends) == 0 else { throw HookRunnerError(operation: "pipe2", errno: errno) }
         let (read, write) = (ends[0], ends[1])
-        _ = fcntl(read, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(write, F_SETFD, FD_CLOEXEC)
         defer { close(write) }
-        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ, hidden behind _GNU_SOURCE in Glibc's module
-        if bytes.count > 65536, fcntl(write, setPipeSize, Int32(clamping: bytes.count)) < 0 {
+        if bytes.count > 65536, fcntl(write, np_f_setpipe_sz(), Int32(clamping: bytes.count)) < 0 {
             close(read)
             throw HookRunnerError(operation: "growing the stdin pipe to \(bytes.count) bytes", errno: errno)
         }
