@@ -12,7 +12,7 @@ BUILD_PACKAGES := libnl-3-dev libnl-route-3-dev pkg-config
 TEST_PACKAGES  := iproute2 systemd
 
 # Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
-SERIAL_SUITES := RouteStormTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests
+SERIAL_SUITES := RouteStormTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|NetworkManagerDispatchTests
 
 .PHONY: all deps test-deps build run test test-as-nobody bench clean format install install-build uninstall
 
