@@ -86,11 +86,17 @@ public struct HookReport: Codable, Sendable, Equatable {
     public var status: String
     /// Why it was refused or ignored.
     public var reason: String?
+    /// The directory the file is in; absent from agents older than `[[hook_dir]]`.
+    public var directory: String?
+    /// The directory's dialect (`netpath`, `networkmanager`); absent from older agents.
+    public var dialect: String?
 
-    public init(name: String, status: String, reason: String? = nil) {
+    public init(name: String, status: String, reason: String? = nil, directory: String? = nil, dialect: String? = nil) {
         self.name = name
         self.status = status
         self.reason = reason
+        self.directory = directory
+        self.dialect = dialect
     }
 }
 
