@@ -77,6 +77,7 @@ public final class Agent: Service, Sendable {
 
         let hooks = HookDispatcher(
             directory: HookDirectory(path: configuration.agent.hooksDirectory, logger: logger),
+            dialectDirectories: configuration.hookDirectories.map { DialectHookDirectory(setting: $0, logger: logger) },
             runner: HookRunner(logger: logger),
             options: .init(maxRunningHooks: configuration.agent.maxRunningHooks),
             logger: logger,
@@ -245,7 +246,7 @@ public final class Agent: Service, Sendable {
         switch command {
         case .status: return ControlReply(ok: true, status: snapshot.status)
         case .explain: return ControlReply(ok: true, explain: snapshot.explain)
-        case .hooks: return ControlReply(ok: true, hooks: hooks.directory.entries().map(HookReport.init))
+        case .hooks: return ControlReply(ok: true, hooks: hooks.reports())
         case .monitor, .reload: return .failure("\(command.rawValue) is not answered here")
         }
     }

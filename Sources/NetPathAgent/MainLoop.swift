@@ -338,6 +338,10 @@ final class MainLoop {
         for warning in new.warnings { logger.warning("\(warning)") }
         for (name, old, changed) in [
             ("hooks_dir", configuration.agent.hooksDirectory, new.agent.hooksDirectory),
+            (
+                "[[hook_dir]]", configuration.hookDirectories.map(\.description).joined(separator: "; "),
+                new.hookDirectories.map(\.description).joined(separator: "; ")
+            ),
             ("control_socket", configuration.agent.controlSocket, new.agent.controlSocket),
             ("max_running_hooks", "\(configuration.agent.maxRunningHooks)", "\(new.agent.maxRunningHooks)"),
             ("control_group", configuration.agent.controlGroup ?? "", new.agent.controlGroup ?? ""),

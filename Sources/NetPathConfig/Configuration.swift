@@ -54,6 +54,9 @@ public struct Configuration: Hashable, Sendable {
 
     /// The `[agent]` settings.
     public var agent: Agent
+    /// The `[[hook_dir]]` tables, in file order: hook directories besides `hooks_dir`, each
+    /// with its dialect.
+    public var hookDirectories: [HookDirectorySetting]
     /// The `[[interface]]` classification overrides, in file order.
     public var interfaces: [InterfaceOverride]
     /// The `[[policy]]` tables, in file order; exactly ``PathPolicy/default`` when none are given.
@@ -69,6 +72,7 @@ public struct Configuration: Hashable, Sendable {
     /// Creates a configuration; an empty `policies` becomes `[PathPolicy.default]`.
     public init(
         agent: Agent = Agent(),
+        hookDirectories: [HookDirectorySetting] = [],
         interfaces: [InterfaceOverride] = [],
         policies: [PathPolicy] = [],
         rules: [Rule] = [],
@@ -76,11 +80,18 @@ public struct Configuration: Hashable, Sendable {
         warnings: [Diagnostic] = []
     ) {
         self.agent = agent
+        self.hookDirectories = hookDirectories
         self.interfaces = interfaces
         self.policies = policies.isEmpty ? [.default] : policies
         self.rules = rules
         self.plugins = plugins
         self.warnings = warnings
+    }
+
+    /// Every hook directory: `hooks_dir` (dialect `netpath`) first, then the `[[hook_dir]]`
+    /// tables in file order.
+    public var allHookDirectories: [HookDirectorySetting] {
+        [HookDirectorySetting(paths: [agent.hooksDirectory], dialect: .netpath)] + hookDirectories
     }
 
     /// No rules: every event goes to every hook in the hooks directory, like

@@ -19,19 +19,23 @@ struct ConfigurationValidator {
     }
 
     static let sections: [(key: String, shown: String)] = [
-        ("agent", "[agent]"), ("interface", "[[interface]]"), ("policy", "[[policy]]"), ("rule", "[[rule]]"),
+        ("agent", "[agent]"), ("hook_dir", "[[hook_dir]]"), ("interface", "[[interface]]"), ("policy", "[[policy]]"),
+        ("rule", "[[rule]]"),
         ("plugin", "[plugin.NAME]"),
     ]
 
     mutating func validate(_ root: TOMLTable) -> Configuration {
         var configuration = Configuration()
         var ruleTables: [TOMLTable] = []
+        var hookDirectoryTables: [TOMLTable] = []
         for entry in root.entries {
             switch entry.key {
             case "agent":
                 if let table = requireTable(entry.value, key: "agent", shown: "[agent]") {
                     configuration.agent = agent(table)
                 }
+            case "hook_dir":
+                hookDirectoryTables = tables(entry.value, key: "hook_dir")
             case "interface":
                 configuration.interfaces = tables(entry.value, key: "interface").compactMap { interfaceOverride($0) }
             case "policy":
@@ -61,6 +65,11 @@ struct ConfigurationValidator {
                 }
             }
         }
+        // After [agent], wherever it is written: no table may list hooks_dir again.
+        configuration.hookDirectories = hookDirectories(
+            hookDirectoryTables,
+            hooksDirectory: configuration.agent.hooksDirectory
+        )
         // Rules come last: they refer to policies, which may be written after them.
         configuration.rules = rules(ruleTables, policies: configuration.policies, plugins: configuration.plugins)
         return configuration

@@ -86,11 +86,23 @@ package struct HookReport: Codable, Sendable, Equatable {
     package var status: String
     /// Why it was refused or ignored.
     package var reason: String?
+    /// The directory the file is in; absent from agents older than `[[hook_dir]]`.
+    package var directory: String?
+    /// The directory's dialect (`netpath`, `networkmanager`); absent from older agents.
+    package var dialect: String?
 
-    package init(name: String, status: String, reason: String? = nil) {
+    package init(
+        name: String,
+        status: String,
+        reason: String? = nil,
+        directory: String? = nil,
+        dialect: String? = nil
+    ) {
         self.name = name
         self.status = status
         self.reason = reason
+        self.directory = directory
+        self.dialect = dialect
     }
 }
 

@@ -1,4 +1,5 @@
 import Logging
+import NetPathConfig
 import NetPathCore
 import Synchronization
 
@@ -71,6 +72,8 @@ public final class HookDispatcher: Sendable {
     }
 
     public let directory: HookDirectory
+    /// The `[[hook_dir]]` directories, run after ``directory`` for each event.
+    package let dialectDirectories: [DialectHookDirectory]
     public let runner: HookRunner
     public let options: Options
     private let logger: Logger
@@ -80,14 +83,35 @@ public final class HookDispatcher: Sendable {
 
     /// - Parameter onResult: called with every hook run's result as it ends (for metrics that
     ///   need each run, like a duration histogram); it must return quickly.
-    public init(
+    public convenience init(
         directory: HookDirectory,
         runner: HookRunner,
         options: Options = Options(),
         logger: Logger,
         onResult: (@Sendable (HookResult) -> Void)? = nil
     ) {
+        self.init(
+            directory: directory,
+            dialectDirectories: [],
+            runner: runner,
+            options: options,
+            logger: logger,
+            onResult: onResult
+        )
+    }
+
+    /// A dispatcher that also runs the scripts of `dialectDirectories` (`[[hook_dir]]`), each
+    /// with its dialect's contract, after the hooks of `directory`.
+    package init(
+        directory: HookDirectory,
+        dialectDirectories: [DialectHookDirectory],
+        runner: HookRunner,
+        options: Options = Options(),
+        logger: Logger,
+        onResult: (@Sendable (HookResult) -> Void)? = nil
+    ) {
         self.directory = directory
+        self.dialectDirectories = dialectDirectories
         self.runner = runner
         self.options = options
         self.logger = logger
@@ -216,45 +240,114 @@ public final class HookDispatcher: Sendable {
         resumeIdleWaitersIfIdle()
     }
 
-    /// One event: its hooks in lexical order, one after another.
+    /// One hook run an event asks for.
+    private struct PlannedRun {
+        var name: String
+        var directory: HookDirectory
+        var dialect: HookDialect
+        var target: HookTarget
+        var noWait = false
+    }
+
+    /// One event: the hooks of `hooks_dir` in lexical order, one after another, then those of
+    /// each `[[hook_dir]]` in turn (``DialectHookDirectory``).
     private func execute(_ job: HookJob) async {
         let names = directory.hookNames()
-        var plan: [(name: String, target: HookTarget)] = []
+        let dialectScripts = dialectDirectories.map { ($0, $0.scripts()) }
+        var known = Set(names)
+        for (_, scripts) in dialectScripts { known.formUnion(scripts.map(\.name)) }
         for target in job.targets {
-            switch target.hooks {
-            case .all:
-                plan += names.map { ($0, target) }
-            case .named(let wanted):
-                plan += names.filter { wanted.contains($0) }.map { ($0, target) }
-                for missing in wanted where !names.contains(missing) { logMissing(missing, rule: target.rule) }
+            guard case .named(let wanted) = target.hooks else { continue }
+            for missing in wanted where !known.contains(missing) { logMissing(missing, rule: target.rule) }
+        }
+
+        var native: [PlannedRun] = []
+        for target in job.targets {
+            native += names.filter { target.hooks.includes($0) }.map {
+                PlannedRun(name: $0, directory: directory, dialect: .netpath, target: target)
             }
         }
-        // Lexical byte order over all matching rules; a hook named by two rules runs once for each.
-        let ordered = plan.enumerated().sorted { lhs, rhs in
+        if !(await run(Self.lexical(native), job: job)) { return }
+
+        for (dialectDirectory, scripts) in dialectScripts {
+            // An event the dialect has no action for runs none of its scripts.
+            if dialectDirectory.dialect == .networkmanager && NetworkManagerInvocation.Action(job.event) == nil {
+                continue
+            }
+            var plan: [PlannedRun] = []
+            for target in job.targets {
+                for script in scripts where target.hooks.includes(script.name) {
+                    guard let directory = dialectDirectory.directory(script.directory) else { continue }
+                    plan.append(
+                        PlannedRun(
+                            name: script.name,
+                            directory: directory,
+                            dialect: dialectDirectory.dialect,
+                            target: target,
+                            noWait: script.noWait
+                        )
+                    )
+                }
+            }
+            let ordered = Self.lexical(plan)
+            let waiting = ordered.filter { !$0.noWait }
+            let noWait = ordered.filter(\.noWait)
+            // no-wait scripts start with the others and run alongside them; the event is done
+            // when all have ended, so the subject's order and the timeouts still hold.
+            let completed = await withTaskGroup(of: Bool.self) { group in
+                for planned in noWait {
+                    group.addTask { await self.run([planned], job: job) }
+                }
+                return await run(waiting, job: job)
+            }
+            if !completed { return }
+        }
+    }
+
+    /// Lexical byte order over all matching rules; a hook named by two rules runs once for each.
+    private static func lexical(_ plan: [PlannedRun]) -> [PlannedRun] {
+        plan.enumerated().sorted { lhs, rhs in
             if lhs.element.name == rhs.element.name { return lhs.offset < rhs.offset }
             return lhs.element.name.utf8.lexicographicallyPrecedes(rhs.element.name.utf8)
         }.map(\.element)
+    }
 
-        for (name, target) in ordered {
-            if Task.isCancelled { return }
+    /// Runs `plan` one after another; `false` when the event cannot go on (cancelled, or not
+    /// encodable).
+    private func run(_ plan: [PlannedRun], job: HookJob) async -> Bool {
+        for planned in plan {
+            if Task.isCancelled { return false }
+            let name = planned.name
             let hook: OpenedHook
             do {
-                hook = try directory.open(name)
+                hook = try planned.directory.open(name)
             } catch {
                 state.withLock { $0.statistics.refusals[error.code, default: 0] += 1 }
                 continue
             }
             let invocation: HookInvocation
-            do {
-                invocation = try HookInvocation(
-                    hook: name,
-                    event: job.event,
-                    rule: target.rule,
-                    timeout: target.timeout
-                )
-            } catch {
-                logger.error("cannot encode \(job.event.name) of \(job.event.subject) for hooks: \(error)")
-                return
+            switch planned.dialect {
+            case .networkmanager:
+                guard
+                    let built = NetworkManagerInvocation.invocation(
+                        script: name,
+                        event: job.event,
+                        timeout: planned.target.timeout
+                    )
+                else { continue }
+                invocation = built
+            case .netpath, .networkd:
+                do {
+                    invocation = try HookInvocation(
+                        hook: name,
+                        event: job.event,
+                        rule: planned.target.rule,
+                        timeout: planned.target.timeout
+                    )
+                } catch {
+                    logger.error("cannot encode \(job.event.name) of \(job.event.subject) for hooks: \(error)")
+                    return false
+                }
             }
             let slot = await slots.acquire()
             // An unstructured task, awaited at once, so that cancelling the dispatcher (shutdown)
@@ -266,8 +359,9 @@ public final class HookDispatcher: Sendable {
             slots.release(slot)
             state.withLock { $0.statistics.record(result) }
             onResult?(result)
-            log(result, job: job, rule: target.rule)
+            log(result, job: job, rule: planned.target.rule)
         }
+        return true
     }
 
     private func log(_ result: HookResult, job: HookJob, rule: String?) {
@@ -290,7 +384,7 @@ public final class HookDispatcher: Sendable {
         let first = state.withLock { $0.missingLogged.insert(name).inserted }
         if first {
             logger.warning(
-                "hook \(name) named by rule \(rule ?? "-") is not in \(directory.path) (or is ignored); skipped",
+                "hook \(name) named by rule \(rule ?? "-") is not in \(directory.path) or any [[hook_dir]] (or is ignored); skipped",
                 metadata: ["hook": .string(name)]
             )
         }

@@ -1,3 +1,4 @@
+import NetPathConfig
 import NetPathControl
 
 extension HookReport {
@@ -9,5 +10,12 @@ extension HookReport {
         case .refused(let refusal): self.init(name: entry.name, status: "refused", reason: refusal.description)
         case .ignored(let reason): self.init(name: entry.name, status: "ignored", reason: reason.description)
         }
+    }
+
+    /// The report of `entry`, found in `directory` of `dialect`.
+    package init(_ entry: HookEntry, directory: String, dialect: HookDialect) {
+        self.init(entry)
+        self.directory = directory
+        self.dialect = dialect.rawValue
     }
 }

@@ -28,6 +28,13 @@ public struct HookEntry: Hashable, Sendable, CustomStringConvertible {
         case dpkg
         /// An rpm leftover: `.rpmsave`, `.rpmnew`, `.rpmorig`, …
         case rpm
+        /// A NetworkManager-dispatcher subdirectory (`no-wait.d`, `pre-up.d`, `pre-down.d`): not
+        /// a hook itself (``DialectHookDirectory``).
+        case dispatcherSubdirectory
+        /// A symlink to `/dev/null`: masks the file of the same name in later directories.
+        case masked
+        /// A file of the same name in an earlier directory of the search path runs instead.
+        case overridden
 
         public var description: String {
             switch self {
@@ -35,6 +42,9 @@ public struct HookEntry: Hashable, Sendable, CustomStringConvertible {
             case .backup: return "backup file (~)"
             case .dpkg: return "dpkg leftover (.dpkg-*)"
             case .rpm: return "rpm leftover (.rpm*)"
+            case .dispatcherSubdirectory: return "dispatcher subdirectory, not a hook"
+            case .masked: return "masked (a symlink to /dev/null)"
+            case .overridden: return "overridden by the same name in an earlier directory"
             }
         }
 

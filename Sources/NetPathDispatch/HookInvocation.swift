@@ -68,6 +68,10 @@ public struct HookInvocation: Hashable, Sendable {
     public var workingDirectory: String
     /// How long the hook may run before its process group is terminated.
     public var timeout: Duration
+    /// The variables ``environmentBytes`` writes first, in this order; the rest follow sorted.
+    package var variableOrder: [String] = HookInvocation.environmentNames
+    /// The variables that hold interface names, passed as the kernel's bytes.
+    package var interfaceVariables: Set<String> = HookInvocation.interfaceVariables
 
     /// Builds the invocation of hook `hook` for `event`, matched by `rule`.
     ///
@@ -82,6 +86,28 @@ public struct HookInvocation: Hashable, Sendable {
         self.timeout = timeout
     }
 
+    /// An invocation of another dialect's contract (``NetworkManagerInvocation``): argv[1] is
+    /// the interface, `interfaceVariables` hold interface names, and the environment is written
+    /// in `variableOrder`.
+    package init(
+        hook: String,
+        arguments: [String],
+        environment: [String: String],
+        variableOrder: [String],
+        interfaceVariables: Set<String>,
+        standardInput: [UInt8] = [],
+        timeout: Duration
+    ) {
+        self.hook = hook
+        self.arguments = arguments
+        self.environment = environment
+        self.standardInput = standardInput
+        self.workingDirectory = "/"
+        self.timeout = timeout
+        self.variableOrder = variableOrder
+        self.interfaceVariables = interfaceVariables
+    }
+
     /// argv as the hook gets it: the interface name (argv[1]) is the kernel's bytes, not its
     /// escaped string form (``InterfaceName``); everything else is UTF-8.
     public var argumentBytes: [[UInt8]] {
@@ -94,10 +120,10 @@ public struct HookInvocation: Hashable, Sendable {
     /// order: `NETPATH_INTERFACE` and `NETPATH_PREVIOUS_INTERFACE` hold the kernel's bytes of the
     /// names (``InterfaceName``), everything else UTF-8.
     public var environmentBytes: [[UInt8]] {
-        let names = Self.environmentNames + environment.keys.filter { !Self.environmentNames.contains($0) }.sorted()
+        let names = variableOrder + environment.keys.filter { !variableOrder.contains($0) }.sorted()
         return names.compactMap { name in
             guard let value = environment[name] else { return nil }
-            let bytes = Self.interfaceVariables.contains(name) ? InterfaceName.kernelBytes(value) : Array(value.utf8)
+            let bytes = interfaceVariables.contains(name) ? InterfaceName.kernelBytes(value) : Array(value.utf8)
             return Array(name.utf8) + [UInt8(ascii: "=")] + bytes
         }
     }

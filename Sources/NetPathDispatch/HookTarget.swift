@@ -11,6 +11,14 @@ public struct HookTarget: Hashable, Sendable, CustomStringConvertible {
         /// These hooks, by file name; they still run in lexical order, and a name that is not in
         /// the directory is skipped (and logged once).
         case named([String])
+
+        /// Whether the hook or script `name` is one of these.
+        func includes(_ name: String) -> Bool {
+            switch self {
+            case .all: return true
+            case .named(let names): return names.contains(name)
+            }
+        }
     }
 
     /// The rule that matched (`NETPATH_RULE`); `nil` in dispatcher mode.

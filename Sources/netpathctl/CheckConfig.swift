@@ -27,6 +27,9 @@ extension Netpathctl {
                 c.isDispatcherMode ? ", no rules (dispatcher mode)" : ", \(count(c.rules.count, "rule", "rules"))"
             summary +=
                 ", \(count(c.interfaces.count, "interface override", "interface overrides")), hooks in \(c.agent.hooksDirectory)"
+            for setting in c.hookDirectories {
+                summary += " and \(setting.paths.joined(separator: ":")) (\(setting.dialect))"
+            }
             if !c.warnings.isEmpty { summary += ", \(count(c.warnings.count, "warning", "warnings"))" }
             print(summary)
         }

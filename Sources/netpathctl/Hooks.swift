@@ -8,13 +8,16 @@ import NetPathDispatch
 extension Netpathctl {
     struct Hooks: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the files in the hooks directory: accepted, refused (and why) or ignored.",
+            abstract:
+                "List the files in the hooks directories (hooks_dir and every [[hook_dir]]): accepted, refused (and why) or ignored.",
             discussion: """
                 A hook runs only if it is a regular executable file owned by root (or netpathd's own \
                 user), not writable by group or others, not setuid/setgid, and every directory on \
                 its path (from / to the hooks directory, and to a symlink's target) is owned by \
                 root and not writable by group or others. Dotfiles, backups (~) and package-manager leftovers \
-                (.dpkg-*, .rpm*) are ignored.
+                (.dpkg-*, .rpm*) are ignored. With [[hook_dir]] tables, each directory is listed \
+                under its path and dialect; a file hidden by the same name in an earlier directory \
+                of its search path is "overridden", a symlink to /dev/null "masked".
                 """
         )
 
@@ -32,7 +35,12 @@ extension Netpathctl {
                 directory = configuration.agent.hooksDirectory
                 var logger = Logger(label: "netpathctl")
                 logger.logLevel = .critical
-                reports = HookDirectory(path: directory, logger: logger).entries().map(HookReport.init)
+                reports = HookDispatcher.reports(
+                    native: HookDirectory(path: directory, logger: logger),
+                    dialectDirectories: configuration.hookDirectories.map {
+                        DialectHookDirectory(setting: $0, logger: logger)
+                    }
+                )
             } else {
                 guard let hooks = try source.connect(config).request(.hooks).checked().hooks else {
                     throw AgentError(message: "the agent sent no hook list")
@@ -48,9 +56,22 @@ extension Netpathctl {
                 print("no hooks in \(directory)")
                 return
             }
-            var rows = [["HOOK", "STATUS", "WHY"]]
-            for report in reports { rows.append([report.name, report.status, report.reason ?? ""]) }
-            print(TextTable.render(rows), terminator: "")
+            // One table per directory; a single directory (no [[hook_dir]]) prints as it always did.
+            var groups: [(heading: String, reports: [HookReport])] = []
+            for report in reports {
+                let heading = "\(report.directory ?? directory) (\(report.dialect ?? "netpath"))"
+                if groups.last?.heading == heading {
+                    groups[groups.count - 1].reports.append(report)
+                } else {
+                    groups.append((heading, [report]))
+                }
+            }
+            for (index, group) in groups.enumerated() {
+                if groups.count > 1 { print((index == 0 ? "" : "\n") + group.heading.escapingControlCharacters + ":") }
+                var rows = [["HOOK", "STATUS", "WHY"]]
+                for report in group.reports { rows.append([report.name, report.status, report.reason ?? ""]) }
+                print(TextTable.render(rows), terminator: "")
+            }
         }
     }
 

@@ -25,13 +25,15 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     /// Starts the agent in `namespace` with `config` (a `hooks_dir` line is added), and with
-    /// `extraHooks` (name: script) in its hooks directory beside `10-record`.
+    /// `extraHooks` (name: script) in its hooks directory beside `10-record`. `launcher` runs
+    /// inside the namespace and must exec its arguments (netpathd's command line) in the end.
     init(
         namespace: NetworkNamespace,
         config: String,
         environment: [String: String] = [:],
         arguments: [String] = [],
-        extraHooks: [String: String] = [:]
+        extraHooks: [String: String] = [:],
+        launcher: [String] = []
     ) async throws {
         directory = try ScratchDirectory.make("np-agent")
         hooks = directory.appendingPathComponent("hooks.d")
@@ -53,9 +55,11 @@ final class AgentHarness: @unchecked Sendable {
         notify = try await NotifySocket()
         process = try RunningProcess(
             [
-                "ip", "netns", "exec", namespace.name, BuiltProducts.path("netpathd"), "--config", configFile.path,
-                "--control-socket", socketPath,
-            ] + arguments,
+                "ip", "netns", "exec", namespace.name,
+            ] + launcher + [
+                BuiltProducts.path("netpathd"), "--config", configFile.path, "--control-socket", socketPath,
+            ]
+                + arguments,
             environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { $1 }
         )
         await stderr.record(process.stderrLines)

@@ -154,7 +154,7 @@ import Testing
             line: 1,
             column: 1,
             message:
-                #"unknown key "verbose" at the top level; expected [agent], [[interface]], [[policy]], [[rule]] or [plugin.NAME]"#
+                #"unknown key "verbose" at the top level; expected [agent], [[hook_dir]], [[interface]], [[policy]], [[rule]] or [plugin.NAME]"#
         ),
         .init(
             text: "[[rule]]\nname = \"r\"\nevents = [\"up\"]",
