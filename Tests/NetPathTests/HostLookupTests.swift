@@ -205,7 +205,9 @@ struct HostLookupTests {
                     $0.hasPrefix("path default: satisfied via up0")
                 }
             } catch {
-                throw TestFailure("\(error); the example's stderr: \(await errors.all.suffix(20))")
+                throw TestFailure(
+                    "\(error); the example's stdout: \(await lines.all.suffix(20)); its stderr: \(await errors.all.suffix(20))"
+                )
             }
             let started = ContinuousClock.now - began
             #expect(started < .seconds(5), "the monitors were running \(started) after launch")
