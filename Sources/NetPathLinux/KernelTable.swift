@@ -22,9 +22,27 @@ public struct KernelTable: Sendable, Equatable {
 
     public init() {}
 
+    /// Counts the changes that can change where the kernel routes traffic: a route, a rule or an
+    /// address, a link that appears, goes away or changes its admin state. Carrier alone does not
+    /// (the kernel keeps a route whose link lost carrier), so the engine need not ask the kernel
+    /// again (``RouteLookup``) after a carrier flip.
+    public private(set) var routingGeneration: UInt64 = 0
+
     /// Applies one message; returns whether anything a snapshot shows changed.
     @discardableResult
     public mutating func apply(_ message: KernelMessage) -> Bool {
+        let routing: Bool
+        if case .newLink(let link) = message {
+            routing = links[link.index]?.adminUp != link.adminUp
+        } else {
+            routing = true
+        }
+        let changed = mirror(message)
+        if changed && routing { routingGeneration &+= 1 }
+        return changed
+    }
+
+    private mutating func mirror(_ message: KernelMessage) -> Bool {
         switch message {
         case .newLink(let link):
             let old = links.updateValue(link, forKey: link.index)
@@ -124,6 +142,12 @@ public struct KernelTable: Sendable, Equatable {
     /// table whose `suppress_prefixlength` would not have discarded the route. `nil` when no
     /// rule explains it (selectors the walk cannot evaluate, such as a goto loop).
     public func rule(choosing route: KernelRoute) -> RuleRecord? {
+        Self.rule(choosing: route, among: rules)
+    }
+
+    /// ``rule(choosing:)`` over a set of rules taken out of a table: the engine explains the
+    /// kernel's answer with a copy of the few rules, never of the whole (route-holding) table.
+    static func rule(choosing route: KernelRoute, among rules: Set<RuleRecord>) -> RuleRecord? {
         let ordered = rules.filter { $0.family == route.family }.sorted { $0.priority < $1.priority }
         let probe = KernelRoute.probe(route.family)
         var index = 0

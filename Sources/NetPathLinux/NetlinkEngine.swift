@@ -50,6 +50,8 @@ public final class NetlinkEngine: Sendable {
         var table = KernelTable()
         /// The kernel's routes to the internet as of the last published snapshot.
         var kernelRoutes: [KernelRoute] = []
+        /// The table's routing generation when the kernel was last asked; `nil` before the first.
+        var kernelRoutesGeneration: UInt64?
         var statistics = EngineStatistics()
         var generation: UInt64 = 0
         var running = false
@@ -302,6 +304,8 @@ public final class NetlinkEngine: Sendable {
                 // applying them on top converges (each object's last message wins).
                 shared.withLock { state in
                     state.table = table
+                    // A new table counts its generations afresh: ask the kernel again.
+                    state.kernelRoutesGeneration = nil
                     state.statistics.resyncs += 1
                 }
                 if drain(events, eventCollector, logger: logger).overrun {
@@ -330,11 +334,20 @@ public final class NetlinkEngine: Sendable {
 
     private func publish(_ context: ThreadContext, _ lookup: RouteLookup, cause: KernelSnapshot.Cause, at time: Date) {
         // Asked after the batch is applied, outside the lock: the kernel's answer reflects at
-        // least every change in the batch.
-        let kernelRoutes = lookup.kernelRoutes(explainedBy: table())
+        // least every change in the batch. Asked only when the batch could change it: two round
+        // trips on every carrier flip put the engine at 2× `ip monitor` (BENCHMARKS.md). Only the
+        // rules are copied out: a copy of the table would make the next change copy every route
+        // it holds (copy on write), per batch.
+        let (generation, rules, asked) = shared.withLock { state in
+            (state.table.routingGeneration, state.table.rules, state.kernelRoutesGeneration)
+        }
+        let kernelRoutes = asked == generation ? nil : lookup.kernelRoutes(explainedBy: rules)
         var snapshot = shared.withLock { state in
             state.generation += 1
-            state.kernelRoutes = kernelRoutes
+            if let kernelRoutes {
+                state.kernelRoutes = kernelRoutes
+                state.kernelRoutesGeneration = generation
+            }
             return Self.snapshot(of: state, cause: cause, at: time)
         }
         snapshot.publishedAt = Date()

@@ -27,8 +27,8 @@ final class RouteLookup {
     }
 
     /// The kernel's route to ``KernelRoute/probe(_:)`` for each family that has one, each with
-    /// the rule that led to its table as far as `table`'s mirrored rules tell.
-    func kernelRoutes(explainedBy table: KernelTable) -> [KernelRoute] {
+    /// the rule that led to its table as far as the mirrored `rules` tell.
+    func kernelRoutes(explainedBy rules: Set<RuleRecord>) -> [KernelRoute] {
         [IPAddress.Family.ipv4, .ipv6].compactMap { family in
             collector.messages.removeAll(keepingCapacity: true)
             guard socket.routeGet(KernelRoute.probe(family)) else { return nil }
@@ -42,7 +42,7 @@ final class RouteLookup {
                     table: route.table,
                     prefixLength: route.destinationLength
                 )
-                kernelRoute.rule = table.rule(choosing: kernelRoute).map {
+                kernelRoute.rule = KernelTable.rule(choosing: kernelRoute, among: rules).map {
                     RoutingRule(priority: $0.priority, selector: $0.selector)
                 }
                 collector.messages.removeAll(keepingCapacity: true)

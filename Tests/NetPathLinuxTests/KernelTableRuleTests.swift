@@ -108,4 +108,46 @@ struct KernelTableRuleTests {
                 == "from all lookup main suppress_prefixlength 0"
         )
     }
+
+    @Test("a carrier flip does not change where the kernel routes; admin state, routes and rules do")
+    func routingGeneration() {
+        var table = KernelTable()
+        let up = LinkRecord(
+            index: 2,
+            name: "eth0",
+            flags: 0x1 | 0x10000,
+            operState: 6,
+            mtu: 1500,
+            mac: "",
+            arpType: 1,
+            kind: ""
+        )
+        table.apply(.newLink(up))
+        let start = table.routingGeneration
+        var noCarrier = up
+        noCarrier.flags = 0x1
+        let changed = table.apply(.newLink(noCarrier))
+        #expect(changed)
+        #expect(table.routingGeneration == start, "carrier alone")
+        var down = noCarrier
+        down.flags = 0
+        table.apply(.newLink(down))
+        #expect(table.routingGeneration == start + 1, "admin down")
+        table.apply(.newRule(RuleRecord(family: .ipv4, priority: 100, table: 200)))
+        #expect(table.routingGeneration == start + 2, "a rule")
+        table.apply(
+            .newRoute(
+                RouteRecord(
+                    family: .ipv4,
+                    table: 254,
+                    destination: nil,
+                    destinationLength: 0,
+                    metric: 0,
+                    nexthops: [Nexthop(interfaceIndex: 2)]
+                ),
+                replace: false
+            )
+        )
+        #expect(table.routingGeneration == start + 3, "a route")
+    }
 }
