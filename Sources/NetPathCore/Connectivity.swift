@@ -1,0 +1,91 @@
+/// What a connectivity check found on one interface: whether the link reaches the internet,
+/// only a captive portal, or less (docs/connectivity.md).
+///
+/// The states are NetworkManager's and ConnMan's; `unknown` is also the state of an interface
+/// that is not probed (probing is off, or the interface is not one of `[connectivity]`'s).
+public enum Connectivity: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// Not probed yet, probing is disabled, or the probe helper is not answering.
+    case unknown
+    /// No answer at all: nothing reached the endpoint (or no probed host answered).
+    case none
+    /// Something answered, but not the expected answer and not a portal; or names do not resolve.
+    case limited
+    /// A captive portal answered in the endpoint's place (a redirect, or a page instead of the
+    /// expected answer).
+    case portal
+    /// The expected answer came back: the link reaches the internet.
+    case full
+
+    public var description: String { rawValue }
+}
+
+/// How one probe is made: the part of `[connectivity]` the probe helper needs.
+public enum ProbeMethod: Hashable, Sendable {
+    /// An HTTP request to `uri`; `response` is the expected body (empty: expect status 204).
+    case http(uri: String, response: String)
+    /// ICMP echo requests: `count` to each of `hosts`; `reliability` hosts must answer.
+    case icmp(hosts: [String], count: Int, reliability: Int)
+}
+
+/// One probe to make: on which interface, how, and how long it may take.
+public struct ProbeRequest: Hashable, Sendable {
+    /// The interface the probe's sockets are bound to (`SO_BINDTODEVICE`), in ``InterfaceName``'s string form.
+    public var interface: String
+    /// The interface's kernel index when the probe was asked for.
+    public var index: Int32
+    /// How to probe.
+    public var method: ProbeMethod
+    /// How long the whole probe may take before its verdict is `none`.
+    public var timeout: Duration
+
+    /// A request with these values.
+    public init(interface: String, index: Int32, method: ProbeMethod, timeout: Duration) {
+        self.interface = interface
+        self.index = index
+        self.method = method
+        self.timeout = timeout
+    }
+}
+
+/// What one probe found, with its evidence, before hysteresis (`up`/`down`) is applied.
+public struct ProbeResult: Hashable, Sendable {
+    /// The interface probed.
+    public var interface: String
+    /// The verdict of this one probe; never ``Connectivity/unknown`` unless the helper failed.
+    public var connectivity: Connectivity
+    /// The portal's URL (a redirect's target, or the URL that answered with a page), for `portal`.
+    public var portalURL: String?
+    /// The measured round-trip time, when anything answered.
+    public var roundTrip: Duration?
+    /// The fraction of probes that got no answer (0...1), for `icmp`; 0 or 1 for `http`.
+    public var loss: Double?
+    /// Why: a short, single-line, escaped text (`HTTP 302 to http://portal/login`,
+    /// `connect: timed out after 5 s`, `2 of 3 hosts answered`) for `explain` and logs.
+    public var evidence: String
+
+    /// A result with these values.
+    public init(
+        interface: String,
+        connectivity: Connectivity,
+        portalURL: String? = nil,
+        roundTrip: Duration? = nil,
+        loss: Double? = nil,
+        evidence: String
+    ) {
+        self.interface = interface
+        self.connectivity = connectivity
+        self.portalURL = portalURL
+        self.roundTrip = roundTrip
+        self.loss = loss
+        self.evidence = evidence
+    }
+}
+
+/// Makes connectivity probes: the seam between the agent, which decides when to probe, and the
+/// sandboxed helper process that does it. Tests substitute a scripted fake.
+public protocol ConnectivityProbing: Sendable {
+    /// Probes once and returns what it found. Never throws: a helper that died or did not answer
+    /// gives a result with ``Connectivity/unknown`` and the reason as evidence. Returns within
+    /// the request's timeout plus a small grace.
+    func probe(_ request: ProbeRequest) async -> ProbeResult
+}
