@@ -29,7 +29,7 @@ public enum ProbeMethod: Hashable, Sendable {
 
 /// One probe to make: on which interface, how, and how long it may take.
 public struct ProbeRequest: Hashable, Sendable {
-    /// The interface the probe's sockets are bound to (`SO_BINDTODEVICE`), in ``InterfaceName``'s string form.
+    /// The interface the probe's sockets are bound to (`SO_BINDTODEVICE`), as netpath writes names (escaped bytes).
     public var interface: String
     /// The interface's kernel index when the probe was asked for.
     public var index: Int32
