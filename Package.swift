@@ -16,11 +16,12 @@
 //      NetPathLinux               libnl engine, rules and kernel route lookups, sysfs, resolv.conf
 //   0  NetPathCore                model, classification, evaluation, tracker, settle, route-editing seam (pure)
 //      CNetlink                   the libnl import
+//      CLinux                    the system calls glibc declares only under _GNU_SOURCE (spawn, pidfd, setns)
 //
 // Edges (→ depends on):
-//   NetPathConfig → Core                    NetPathLinux → Core, CNetlink
+//   NetPathConfig → Core                    NetPathLinux → Core, CNetlink, CLinux
 //   NetPathControl → Core, Config           NetPathPlugin → Core, Config
-//   NetPathDispatch → Core, Config, Control, CNetlink
+//   NetPathDispatch → Core, Config, Control, CLinux
 //   NetPath → Core, Config, Control, Linux, Plugin
 //   RouteMetricsPlugin → Core, Plugin       EventLogPlugin → Core, Config, Plugin
 //   NetPathAgent → Core, Config, Control, Linux, Plugin, Dispatch
@@ -49,8 +50,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
-        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
-        // Already in the graph through swift-subprocess: Errno's descriptions instead of strerror.
+        // Errno's descriptions instead of strerror, FileDescriptor for plain file reads.
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -62,6 +62,8 @@ let package = Package(
             pkgConfig: "libnl-route-3.0",
             providers: [.apt(["libnl-3-dev", "libnl-route-3-dev", "pkg-config"])]
         ),
+        // C, compiled with _GNU_SOURCE: include/CLinux.h says why it is not part of CNetlink's shim.
+        .target(name: "CLinux"),
         .target(name: "NetPathCore"),
         .target(
             name: "NetPathConfig",
@@ -75,6 +77,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 "NetPathCore",
                 "CNetlink",
+                "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -101,13 +104,12 @@ let package = Package(
         .target(
             name: "NetPathDispatch",
             dependencies: [
-                "CNetlink",
+                "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 "NetPathCore",
                 "NetPathConfig",
                 "NetPathControl",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
         // Configuration files, the control-socket protocol and client, explain and traces: what the

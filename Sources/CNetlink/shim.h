@@ -26,36 +26,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-// setns(2) and CLONE_NEWNET are declared by <sched.h> only under _GNU_SOURCE, and defining that
-// here changes fd_set's layout so this module no longer agrees with Swift's Glibc module.
-// Declare the one prototype instead (glibc >= 2.14 exports it).
-extern int setns(int fd, int nstype);
-
-// pipe2(2) likewise, and F_SETPIPE_SZ: declared and defined only under _GNU_SOURCE.
-extern int pipe2(int pipefd[2], int flags);
-
-/// A pipe whose two ends are close-on-exec from the start: `pipe` then `fcntl` leaves a moment
-/// in which a process another thread spawns inherits the ends (and a hook waiting for the end
-/// of its stdin then waits for that process too).
-static inline int np_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
-
-/// `F_SETPIPE_SZ` from <linux/fcntl.h>: grows a pipe's buffer.
-static inline int np_f_setpipe_sz(void) { return 1024 + 7; }
-
-/// `setns(2)`: move the calling thread into another namespace.
-static inline int np_setns(int fd, int nstype) { return setns(fd, nstype); }
-
-/// `CLONE_NEWNET` from <linux/sched.h>.
-static inline int np_clone_newnet(void) { return 0x40000000; }
-
-/// `eventfd(2)`: `sys/eventfd.h` is not in Glibc's module map.
-static inline int np_eventfd(unsigned int initval, int flags) { return eventfd(initval, flags); }
-static inline int np_efd_cloexec(void) { return EFD_CLOEXEC; }
-static inline int np_efd_nonblock(void) { return EFD_NONBLOCK; }
 
 /// `SO_RCVBUFFORCE` lets root lift the receive buffer above `net.core.rmem_max`.
 static inline int np_so_rcvbufforce(void) { return SO_RCVBUFFORCE; }

@@ -1,6 +1,5 @@
-import CNetlink
+import CLinux
 import Logging
-import Subprocess
 import Synchronization
 import SystemPackage
 
@@ -11,9 +10,9 @@ import SystemPackage
 /// Runs one hook: spawns the checked file, feeds stdin, logs its output within limits, enforces
 /// the timeout, ends whatever the hook leaves running, and reports a ``HookResult``.
 ///
-/// Process handling is swift-subprocess's (`posix_spawn` with a cleared environment, every
-/// descriptor above 2 closed, default signal dispositions, `setpgid(0, 0)`, `/` as working
-/// directory, pidfd-based reaping, epoll-driven pipes). The file executed is
+/// The hook is spawned on the calling thread (``SpawnedHook``: `posix_spawn` with a cleared
+/// environment, every descriptor above 2 closed, default signal dispositions, a process group of
+/// its own, `/` as working directory; a pidfd to wait on). The file executed is
 /// ``OpenedHook/executablePath``, the hook's real path; why that is safe after the check is
 /// written there.
 ///
@@ -89,42 +88,68 @@ public struct HookRunner: Sendable {
         let start = ContinuousClock.now
         let group = HookProcesses(hook: invocation.hook, cgroup: cgroup, logger: logger)
         let budget = OutputBudget(bytes: options.output.bytesPerRun)
-        var platform = PlatformOptions()
-        platform.processGroupID = 0
-        // On cancellation of the calling task (the dispatcher shields runs, so only an embedder
-        // could do this) the whole group gets the same treatment as at a timeout.
-        platform.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: options.terminationGrace)]
-
         let termination: HookResult.Termination
         do {
             let input = try Self.filledPipe(invocation.standardInput)
-            let result = try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { await self.watchdog(group, hook: invocation.hook, timeout: invocation.timeout) }
-                defer { tasks.cancelAll() }
-                return try await Subprocess.run(
-                    .path(.init(hook.executablePath)),
-                    // Bytes, not strings: an interface name reaches the hook as the kernel's
-                    // bytes. swift-subprocess strdup()s each entry, so each ends in NUL.
-                    arguments: Arguments(
-                        executablePathOverride: (invocation.argumentBytes.first ?? Array(invocation.hook.utf8)) + [0],
-                        remainingValues: invocation.argumentBytes.dropFirst().map { $0 + [0] }
-                    ),
-                    environment: .custom(invocation.environmentBytes.map { $0 + [0] }),
-                    workingDirectory: .init(invocation.workingDirectory),
-                    platformOptions: platform,
-                    input: .fileDescriptor(.init(rawValue: input), closeAfterSpawningProcess: true),
-                    output: .sequence,
-                    error: .sequence
-                ) { execution in
-                    group.started(execution.processIdentifier.value)
-                    async let out: Void = pump(execution.standardOutput, "stdout", invocation.hook, budget)
-                    async let err: Void = pump(execution.standardError, "stderr", invocation.hook, budget)
-                    _ = await (out, err)
+            let child: SpawnedHook
+            do {
+                defer { close(input) }
+                // Spawned here, on the thread that decided to run the hook (SpawnedHook says why).
+                child = try SpawnedHook.spawn(
+                    path: hook.executablePath,
+                    // Bytes, not strings: an interface name reaches the hook as the kernel's bytes.
+                    arguments: invocation.argumentBytes.isEmpty
+                        ? [Array(invocation.hook.utf8)] : invocation.argumentBytes,
+                    environment: invocation.environmentBytes,
+                    directory: invocation.workingDirectory,
+                    standardInput: input
+                )
+            }
+            group.started(child.pid)
+            let logger = self.logger
+            let limits = options.output
+            let hookName = invocation.hook
+            let streams = Mutex(
+                (
+                    out: LineSplitter(limits: limits, budget: budget),
+                    err: LineSplitter(limits: limits, budget: budget)
+                )
+            )
+            let emitter = { @Sendable (stream: SpawnedHook.Stream) -> (String) -> Void in
+                { line in
+                    budget.countLine()
+                    switch stream {
+                    case .standardOutput:
+                        logger.info("\(hookName): \(line)", metadata: ["hook": .string(hookName), "stream": "stdout"])
+                    case .standardError:
+                        logger.notice(
+                            "\(hookName): \(line)",
+                            metadata: ["hook": .string(hookName), "stream": "stderr"]
+                        )
+                    }
                 }
             }
-            switch result.terminationStatus {
-            case .exited(let code): termination = .exited(code)
-            case .signaled(let signal): termination = .signaled(signal)
+            // Unstructured: a run keeps its timeout even when the calling task is cancelled
+            // (the dispatcher's shutdown lets running hooks end within their timeouts).
+            let watchdog = Task { await self.watchdog(group, hook: hookName, timeout: invocation.timeout) }
+            defer { watchdog.cancel() }
+            termination = await child.wait { stream, bytes in
+                streams.withLock { splitters in
+                    switch stream {
+                    case .standardOutput: splitters.out.consume(bytes, emit: emitter(stream))
+                    case .standardError: splitters.err.consume(bytes, emit: emitter(stream))
+                    }
+                }
+                if budget.isSpent, budget.markExhausted() {
+                    logger.notice(
+                        "\(hookName): output budget of \(limits.bytesPerRun) bytes spent; the rest is counted and dropped",
+                        metadata: ["hook": .string(hookName)]
+                    )
+                }
+            }
+            streams.withLock { splitters in
+                splitters.out.finish(emit: emitter(.standardOutput))
+                splitters.err.finish(emit: emitter(.standardError))
             }
         } catch {
             termination = .failedToStart(String(describing: error))
@@ -166,7 +191,7 @@ public struct HookRunner: Sendable {
         guard np_pipe_cloexec(&ends) == 0 else { throw HookRunnerError(operation: "pipe2", errno: errno) }
         let (read, write) = (ends[0], ends[1])
         defer { close(write) }
-        if bytes.count > 65536, fcntl(write, np_f_setpipe_sz(), Int32(clamping: bytes.count)) < 0 {
+        if bytes.count > 65536, np_pipe_set_size(write, Int32(clamping: bytes.count)) < 0 {
             close(read)
             throw HookRunnerError(operation: "growing the stdin pipe to \(bytes.count) bytes", errno: errno)
         }
@@ -194,38 +219,6 @@ public struct HookRunner: Sendable {
         )
         do { try await Task.sleep(for: options.terminationGrace) } catch { return }
         group.signal(SIGKILL)
-    }
-
-    /// Reads one stream to its end, logging its lines within the budget.
-    private func pump(
-        _ stream: SubprocessOutputSequence,
-        _ name: String,
-        _ hook: String,
-        _ budget: OutputBudget
-    ) async {
-        var splitter = LineSplitter(limits: options.output, budget: budget)
-        let emit: (String) -> Void = { line in
-            budget.countLine()
-            if name == "stdout" {
-                logger.info("\(hook): \(line)", metadata: ["hook": .string(hook), "stream": .string(name)])
-            } else {
-                logger.notice("\(hook): \(line)", metadata: ["hook": .string(hook), "stream": .string(name)])
-            }
-        }
-        do {
-            for try await buffer in stream {
-                buffer.withUnsafeBytes { splitter.consume($0, emit: emit) }
-                if budget.isSpent, budget.markExhausted() {
-                    logger.notice(
-                        "\(hook): output budget of \(options.output.bytesPerRun) bytes spent; the rest is counted and dropped",
-                        metadata: ["hook": .string(hook)]
-                    )
-                }
-            }
-        } catch {
-            logger.debug("\(hook): reading \(name) failed: \(error)", metadata: ["hook": .string(hook)])
-        }
-        splitter.finish(emit: emit)
     }
 }
 

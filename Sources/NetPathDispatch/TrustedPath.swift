@@ -1,3 +1,4 @@
+import CLinux
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -31,9 +32,8 @@ final class TrustedPath: Sendable {
     /// The kernel's limit on symlinks followed while resolving one path (MAXSYMLINKS).
     static let maximumSymlinks = 40
 
-    /// `O_PATH` from `<fcntl.h>`: Glibc's Swift module hides it behind `_GNU_SOURCE`. Its value is
-    /// the same on every Linux architecture Swift supports.
-    static let openPath: Int32 = 0o10_000_000
+    /// `O_PATH` from `<fcntl.h>`, which Glibc's Swift module hides behind `_GNU_SOURCE`.
+    static let openPath: Int32 = np_o_path()
 
     private init(descriptor: Int32, path: String, status: stat) {
         self.descriptor = descriptor

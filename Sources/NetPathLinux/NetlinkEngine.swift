@@ -1,4 +1,5 @@
 import CNetlink
+import CLinux
 import FoundationEssentials
 import Glibc
 import Logging
@@ -84,7 +85,7 @@ public final class NetlinkEngine: Sendable {
         let (stream, continuation) = AsyncStream<KernelSnapshot>.makeStream(
             bufferingPolicy: .bufferingNewest(Self.bufferedSnapshots)
         )
-        let wakeFD = np_eventfd(0, np_efd_cloexec() | np_efd_nonblock())
+        let wakeFD = np_eventfd_nonblocking()
         guard wakeFD >= 0 else { throw NetlinkError(.thread, rawValue: errno, context: "eventfd") }
 
         let startup = StartupSignal()

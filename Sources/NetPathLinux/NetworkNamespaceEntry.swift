@@ -1,4 +1,4 @@
-import CNetlink
+import CLinux
 import Glibc
 
 /// Moves the calling thread into a network namespace: the one place netpath calls `setns(2)`.
@@ -12,7 +12,7 @@ package enum NetworkNamespaceEntry {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw NetlinkError(.namespace, rawValue: errno, context: "open \(path)") }
         defer { close(fd) }
-        guard np_setns(fd, np_clone_newnet()) == 0 else {
+        guard np_setns_net(fd) == 0 else {
             throw NetlinkError(.namespace, rawValue: errno, context: "setns \(path)")
         }
     }

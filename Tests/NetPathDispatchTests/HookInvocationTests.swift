@@ -50,6 +50,13 @@ struct HookInvocationTests {
             f = out("fds");
             fprintf(f, "%s", fds);
             fclose(f);
+            FILE *status = fopen("/proc/self/status", "r");
+            f = out("signals");
+            char line[256];
+            while (fgets(line, sizeof line, status))
+                if (!strncmp(line, "SigIgn:", 7) || !strncmp(line, "SigBlk:", 7)) fputs(line, f);
+            fclose(status);
+            fclose(f);
             return 0;
         }
         """#
@@ -73,11 +80,15 @@ struct HookInvocationTests {
     }
 
     @Test(
-        "an interface event reaches an executable as argv, exactly the NETPATH_ environment, JSON stdin, cwd /, own group, no extra descriptors"
+        "an interface event reaches an executable as argv, exactly the NETPATH_ environment, JSON stdin, cwd /, own group, no extra descriptors, default signals"
     )
     func interfaceEventContract() async throws {
         setenv("NETPATH_TEST_MARKER", "must-not-leak", 1)
         defer { unsetenv("NETPATH_TEST_MARKER") }
+        // The agent ignores SIGPIPE (the runner does it) and an embedder may ignore or block
+        // more: a hook starts with none of it.
+        let previousUSR1 = signal(SIGUSR1, SIG_IGN)
+        defer { signal(SIGUSR1, previousUSR1) }
         try await TemporaryDirectory.with { dir in
             let hooksDir = TemporaryDirectory(path: dir.path("hooks.d"))
             try FileManager.default.createDirectory(atPath: hooksDir.path, withIntermediateDirectories: false)
@@ -130,6 +141,7 @@ struct HookInvocationTests {
             let ids = (dir.read("ids") ?? "").split(separator: " ")
             #expect(ids.count == 2 && ids[0] == ids[1], "the hook leads its own process group")
             #expect(dir.read("fds") == "0 1 2 ")
+            #expect(dir.read("signals") == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n")
         }
     }
 

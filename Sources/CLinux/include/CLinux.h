@@ -1,0 +1,44 @@
+// The system calls netpath needs that Swift's Glibc module does not offer: glibc declares them
+// (and their constants) only under _GNU_SOURCE, which a Swift module cannot set without changing
+// types it shares with Glibc (fd_set's layout). system.c is compiled with _GNU_SOURCE and names
+// every constant with the header's own macro, so no number is copied into Swift.
+#ifndef NETPATH_CSYSTEM_H
+#define NETPATH_CSYSTEM_H
+
+#include <sys/types.h>
+
+/// `pipe2(fds, O_CLOEXEC)`: both ends close-on-exec from the start. With `pipe` then `fcntl`, a
+/// process another thread spawns in between inherits the ends (and a hook waiting for the end of
+/// its stdin then waits for that process too).
+int np_pipe_cloexec(int fds[2]);
+
+/// `fcntl(fd, F_SETPIPE_SZ, size)`: grows a pipe's buffer; returns the new size or -1.
+int np_pipe_set_size(int fd, int size);
+
+/// `O_PATH`: opens a path without opening the file (the hook trust walk).
+int np_o_path(void);
+
+/// `setns(fd, CLONE_NEWNET)`: moves the calling thread into the network namespace `fd`.
+int np_setns_net(int fd);
+
+/// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`.
+int np_eventfd_nonblocking(void);
+
+/// Spawns `path` with `argv` and `envp` (NULL-terminated) the way hooks are started: in a new
+/// process group of its own, every signal at its default disposition and none blocked, `in`,
+/// `out` and `err` as its descriptors 0, 1 and 2, every other descriptor closed, and `directory`
+/// as its working directory. glibc's posix_spawn uses CLONE_VFORK: the caller's thread is the one
+/// that forks, and it returns once the child has exec'd or failed to.
+///
+/// Returns 0 and sets `*pid`, or an errno value (the exec's own error included).
+int np_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[], const char *directory, int in,
+             int out, int err);
+
+/// `pidfd_open(pid, 0)`: a descriptor that becomes readable when the process exits.
+int np_pidfd_open(pid_t pid);
+
+/// Reaps the exited process of `pidfd` (`waitid(P_PIDFD, …, WEXITED)`). Sets `*signaled` to 1
+/// when a signal ended it, and `*status` to the exit code or the signal. Returns 0 or -1 (errno).
+int np_pidfd_reap(int pidfd, int *signaled, int *status);
+
+#endif

@@ -1,0 +1,213 @@
+import CLinux
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A hook process the runner spawned itself, and the waiting for its end.
+///
+/// Why not swift-subprocess, which did this before (hooks were netpath's only use of it, so the
+/// package is no longer a dependency): `Subprocess.run` hands the spawn to a worker thread of its
+/// own, and that hop, with the set-up before it, was ~137 µs of the ~600 µs between the kernel's
+/// message and the hook's fork (BENCHMARKS.md, "Hook start, traced"), where netplug needs 33 µs
+/// in all. Here the thread that
+/// decided to run the hook forks it (`posix_spawn`, CLONE_VFORK), with what the library gave the
+/// hook: a cleared environment, every descriptor above 2 closed, default signal dispositions and
+/// no blocked signals, a process group of its own, `/` as the working directory; and a pidfd to
+/// wait on, so the pid is never confused with a recycled one.
+///
+/// Waiting costs no thread: the pidfd and the two output pipes are Dispatch read sources on one
+/// serial queue per run.
+struct SpawnedHook: Sendable {
+    /// Which stream a chunk of output came from.
+    enum Stream: Sendable {
+        case standardOutput, standardError
+    }
+
+    /// The hook's pid, which is also its process group.
+    let pid: pid_t
+    private let pidfd: Int32
+    private let standardOutput: Int32
+    private let standardError: Int32
+
+    /// Spawns `path` on the calling thread.
+    ///
+    /// - Parameters:
+    ///   - arguments: argv, each without its NUL (argv[0] first).
+    ///   - environment: `NAME=value` entries, each without its NUL.
+    ///   - standardInput: the hook's stdin; the caller closes its copy.
+    static func spawn(
+        path: String,
+        arguments: [[UInt8]],
+        environment: [[UInt8]],
+        directory: String,
+        standardInput: Int32
+    ) throws(HookRunnerError) -> SpawnedHook {
+        let output = try pipe("stdout")
+        let error: (read: Int32, write: Int32)
+        do { error = try pipe("stderr") } catch {
+            close(output.read)
+            close(output.write)
+            throw error
+        }
+        // The write ends are the child's; the parent's copies close once it has them.
+        defer {
+            close(output.write)
+            close(error.write)
+        }
+        var pid: pid_t = 0
+        let spawned = withCStrings(arguments) { argv in
+            withCStrings(environment) { envp in
+                np_spawn(&pid, path, argv, envp, directory, standardInput, output.write, error.write)
+            }
+        }
+        guard spawned == 0 else {
+            close(output.read)
+            close(error.read)
+            throw HookRunnerError(operation: "spawning \(path)", errno: spawned)
+        }
+        let pidfd = np_pidfd_open(pid)
+        guard pidfd >= 0 else {
+            // Cannot happen for a child not yet reaped short of running out of descriptors;
+            // the child is then killed and reaped here rather than left behind.
+            let reason = errno
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            close(output.read)
+            close(error.read)
+            throw HookRunnerError(operation: "pidfd_open", errno: reason)
+        }
+        return SpawnedHook(pid: pid, pidfd: pidfd, standardOutput: output.read, standardError: error.read)
+    }
+
+    /// Calls `output` with the hook's output as it comes, until the hook exits; then reads what
+    /// it wrote before exiting (not what anything it left behind writes after), reaps it, and
+    /// returns how it ended. Every descriptor of the run is closed on return.
+    func wait(
+        output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void
+    ) async -> HookResult.Termination {
+        await withCheckedContinuation { continuation in
+            Watch(hook: self, output: output, done: continuation).start()
+        }
+    }
+
+    /// The read sources of one run, all on one serial queue: no locking between them. The
+    /// sources keep it alive (their handlers hold it) until the last is cancelled.
+    private final class Watch: @unchecked Sendable {
+        private let hook: SpawnedHook
+        private let output: @Sendable (Stream, UnsafeRawBufferPointer) -> Void
+        private let done: CheckedContinuation<HookResult.Termination, Never>
+        private let queue = DispatchQueue(label: "netpath.hook-run")
+        /// The output pipes still open, and their sources.
+        private var pipes: [(descriptor: Int32, stream: Stream, source: DispatchSourceRead)] = []
+        private var exit: DispatchSourceRead?
+        private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+
+        init(
+            hook: SpawnedHook,
+            output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void,
+            done: CheckedContinuation<HookResult.Termination, Never>
+        ) {
+            self.hook = hook
+            self.output = output
+            self.done = done
+        }
+
+        func start() {
+            queue.async { [self] in
+                for (descriptor, stream) in [
+                    (hook.standardOutput, Stream.standardOutput), (hook.standardError, .standardError),
+                ] {
+                    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+                    let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+                    source.setEventHandler { [self] in
+                        if !drain(descriptor, stream, limit: .max) { closePipe(descriptor) }
+                    }
+                    // Closed only once the source is done with it.
+                    source.setCancelHandler { close(descriptor) }
+                    pipes.append((descriptor, stream, source))
+                }
+                let exit = DispatchSource.makeReadSource(fileDescriptor: hook.pidfd, queue: queue)
+                exit.setEventHandler { [self] in finish() }
+                exit.setCancelHandler { [pidfd = hook.pidfd] in close(pidfd) }
+                self.exit = exit
+                for pipe in pipes { pipe.source.resume() }
+                exit.resume()
+            }
+        }
+
+        /// Reads `descriptor` until it would block (`true`) or ends (`false`), at most `limit` bytes.
+        private func drain(_ descriptor: Int32, _ stream: Stream, limit: Int) -> Bool {
+            var left = limit
+            while left > 0 {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, left)) }
+                if count > 0 {
+                    left -= count
+                    buffer.withUnsafeBytes { output(stream, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+                }
+            }
+            return true
+        }
+
+        private func closePipe(_ descriptor: Int32) {
+            guard let index = pipes.firstIndex(where: { $0.descriptor == descriptor }) else { return }
+            pipes.remove(at: index).source.cancel()
+        }
+
+        /// The hook exited: what it wrote before is in the pipes (bounded: something it left
+        /// running may keep writing), then the run's descriptors close and it is reaped.
+        private func finish() {
+            for pipe in pipes {
+                _ = drain(pipe.descriptor, pipe.stream, limit: 1 << 20)
+                pipe.source.cancel()
+            }
+            pipes = []
+            var signaled: Int32 = 0
+            var status: Int32 = 0
+            let reaped = np_pidfd_reap(hook.pidfd, &signaled, &status)
+            let reason = errno
+            exit?.cancel()
+            exit = nil
+            if reaped != 0 {
+                done.resume(returning: .failedToStart(HookRunnerError(operation: "waitid", errno: reason).description))
+            } else {
+                done.resume(returning: signaled != 0 ? .signaled(status) : .exited(status))
+            }
+        }
+    }
+
+    private static func pipe(_ name: String) throws(HookRunnerError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard np_pipe_cloexec(&ends) == 0 else { throw HookRunnerError(operation: "pipe2 (\(name))", errno: errno) }
+        return (ends[0], ends[1])
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings made of `entries` (bytes, no NUL).
+private func withCStrings<R>(_ entries: [[UInt8]], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    // One allocation for all the strings, then the pointer array into it.
+    let total = entries.reduce(0) { $0 + $1.count + 1 }
+    return withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(total, 1)) { storage in
+        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<CChar>?.self, capacity: entries.count + 1) { pointers in
+            var offset = 0
+            for (index, entry) in entries.enumerated() {
+                let start = storage.baseAddress! + offset
+                entry.withUnsafeBytes { bytes in
+                    if let source = bytes.baseAddress { memcpy(start, source, bytes.count) }
+                }
+                start[entry.count] = 0
+                pointers[index] = start
+                offset += entry.count + 1
+            }
+            pointers[entries.count] = nil
+            return body(UnsafePointer(pointers.baseAddress!))
+        }
+    }
+}
