@@ -170,10 +170,14 @@ public final class Agent: Service, Sendable {
         }
 
         // The engine's start waits for the initial dump: seconds with a million routes. Its own
-        // thread waits, not one of the cooperative pool's.
-        let snapshots: AsyncStream<KernelSnapshot>
+        // thread waits, not one of the cooperative pool's. From then on the engine's thread hands
+        // each snapshot to the loop's inbox itself: one thread hop from the kernel to the loop.
         do {
-            snapshots = try await OSThread.run { () throws(NetlinkError) in try engine.start() }
+            let delivery = SnapshotDelivery(
+                deliver: { [inbox] snapshot in inbox.offer(snapshot) },
+                finish: { [inbox] in inbox.post(.ended) }
+            )
+            try await OSThread.run { () throws(NetlinkError) in try engine.start(delivering: delivery) }
         } catch {
             throw StartError(description: "\(error)")
         }
@@ -192,12 +196,6 @@ public final class Agent: Service, Sendable {
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await hooks.run() }
-                group.addTask { [inbox] in
-                    // Waits while the loop has a snapshot to take: the rest wait, bounded, in
-                    // the engine's stream (LoopInbox).
-                    for await snapshot in snapshots { await inbox.put(snapshot) }
-                    inbox.post(.ended)
-                }
                 if let interval = Self.watchdogInterval(options.environment) {
                     group.addTask { [notifier] in
                         // Pings only while the engine thread is alive: a wedged engine lets

@@ -7,11 +7,12 @@ import Synchronization
 ///
 /// The loop takes one input at a time and everything else waits here, so what waits must not
 /// grow with the load:
-/// - **Kernel snapshots**: at most one waits here. ``put(_:)`` suspends the forwarder until the
-///   loop has taken the one before, so the rest wait in the engine's stream, which keeps the newest
-///   ``NetlinkEngine/bufferedSnapshots``. Each snapshot is the full state and the loop diffs it
-///   against the last one it saw, so the final state always gets through; a loop that falls far
-///   behind only sees the transitions in between merged.
+/// - **Kernel snapshots**: the engine's thread hands them in itself (``offer(_:)``, never
+///   blocking: no task relays them, so a change reaches the loop in one thread hop). At most
+///   ``snapshotLimit`` wait; past that the oldest waiting one is dropped. Each snapshot is the full
+///   state and the loop diffs it against the last one it saw, so the final state of every
+///   interface and policy always gets through; a loop that falls far behind only sees the
+///   transitions in between merged (``mergedSnapshots`` counts them).
 /// - **A settle tick, a target re-evaluation**: at most one of each; a second asks for the same.
 /// - **Reloads**: one entry, which collects the replies owed to every client that asked meanwhile.
 /// - **Results of work the loop handed off** (startup hooks settled, a plugin job done, the end):
@@ -43,49 +44,35 @@ final class LoopInbox: Sendable {
         var queue: [Input] = []
         /// The loop, waiting for an input.
         var consumer: CheckedContinuation<Input, Never>?
-        /// Forwarders waiting for the queued snapshot to be taken, with theirs, by wait number.
-        var producers: [UInt64: (snapshot: KernelSnapshot, continuation: CheckedContinuation<Void, Never>)] = [:]
-        /// Waits cancelled before they were registered.
-        var cancelled: Set<UInt64> = []
-        var lastWait: UInt64 = 0
+        /// Snapshots in ``queue``.
+        var snapshots = 0
+        var merged = 0
         /// The most inputs ever queued at once (tests, diagnostics).
         var peak = 0
     }
 
+    /// The most kernel snapshots that wait for the loop at once.
+    let snapshotLimit: Int
     private let state = Mutex(State())
 
-    /// Queues a kernel snapshot once the one queued before it has been taken, and returns then;
-    /// returns at once, dropping `snapshot`, when the calling task is cancelled (shutdown).
-    func put(_ snapshot: KernelSnapshot) async {
-        let id = state.withLock { state in
-            state.lastWait += 1
-            return state.lastWait
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let (proceed, consumer) = state.withLock { state -> (Bool, CheckedContinuation<Input, Never>?) in
-                    if state.cancelled.remove(id) != nil { return (true, nil) }
-                    if state.queue.contains(where: \.isSnapshot) {
-                        state.producers[id] = (snapshot, continuation)
-                        return (false, nil)
-                    }
-                    return (true, Self.enqueue(.update(snapshot), in: &state))
-                }
-                consumer?.resume(returning: .update(snapshot))
-                if proceed { continuation.resume() }
+    init(snapshotLimit: Int = NetlinkEngine.bufferedSnapshots) {
+        self.snapshotLimit = max(1, snapshotLimit)
+    }
+
+    /// Queues a kernel snapshot; when ``snapshotLimit`` already wait, the oldest of them is
+    /// dropped (merged into the ones after it). Never blocks: the engine's thread calls it.
+    func offer(_ snapshot: KernelSnapshot) {
+        let consumer = state.withLock { state -> CheckedContinuation<Input, Never>? in
+            if state.snapshots >= snapshotLimit, let oldest = state.queue.firstIndex(where: \.isSnapshot) {
+                state.queue.remove(at: oldest)
+                state.snapshots -= 1
+                state.merged += 1
             }
-        } onCancel: {
-            let waiting = state.withLock { state in
-                guard let waiting = state.producers.removeValue(forKey: id) else {
-                    state.cancelled.insert(id)
-                    return nil as CheckedContinuation<Void, Never>?
-                }
-                return waiting.continuation
-            }
-            waiting?.resume()
+            let consumer = Self.enqueue(.update(snapshot), in: &state)
+            if consumer == nil { state.snapshots += 1 }
+            return consumer
         }
-        // A wait that ended normally may have been marked by a late cancellation: forget it.
-        state.withLock { _ = $0.cancelled.remove(id) }
+        consumer?.resume(returning: .update(snapshot))
     }
 
     /// Queues `input`, merging it into one already waiting that asks the same (see the type's
@@ -106,24 +93,27 @@ final class LoopInbox: Sendable {
     /// The next input, waiting for one when none is queued. One consumer at a time: the loop.
     func next() async -> Input {
         await withCheckedContinuation { (continuation: CheckedContinuation<Input, Never>) in
-            let taken = state.withLock { state -> (Input, CheckedContinuation<Void, Never>?)? in
+            let taken = state.withLock { state -> Input? in
                 guard !state.queue.isEmpty else {
                     state.consumer = continuation
                     return nil
                 }
-                return Self.take(from: &state)
+                let input = state.queue.removeFirst()
+                if input.isSnapshot { state.snapshots -= 1 }
+                return input
             }
-            guard let (input, producer) = taken else { return }
-            producer?.resume()
-            continuation.resume(returning: input)
+            if let taken { continuation.resume(returning: taken) }
         }
     }
 
-    /// Inputs waiting now, not counting a forwarder's snapshot waiting to be queued.
+    /// Inputs waiting now.
     var depth: Int { state.withLock { $0.queue.count } }
 
     /// The most inputs that ever waited at once.
     var peakDepth: Int { state.withLock { $0.peak } }
+
+    /// Snapshots dropped because ``snapshotLimit`` were waiting.
+    var mergedSnapshots: Int { state.withLock { $0.merged } }
 
     /// Appends `input`, or hands it straight to the waiting loop (returned, to be resumed outside
     /// the lock).
@@ -135,18 +125,6 @@ final class LoopInbox: Sendable {
         state.queue.append(input)
         state.peak = max(state.peak, state.queue.count)
         return nil
-    }
-
-    /// Takes the oldest input. When that was the snapshot, the longest-waiting forwarder's
-    /// snapshot takes its place, and that forwarder is returned, to be let go.
-    private static func take(from state: inout State) -> (Input, CheckedContinuation<Void, Never>?) {
-        let input = state.queue.removeFirst()
-        guard input.isSnapshot, let first = state.producers.keys.min(),
-            let waiting = state.producers.removeValue(forKey: first)
-        else { return (input, nil) }
-        state.queue.append(.update(waiting.snapshot))
-        state.peak = max(state.peak, state.queue.count)
-        return (input, waiting.continuation)
     }
 }
 

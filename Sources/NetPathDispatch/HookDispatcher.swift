@@ -58,14 +58,9 @@ public final class HookDispatcher: Sendable {
         var queues = SubjectQueues<HookJob>()
         var lastJob: UInt64 = 0
         var statistics = HookStatistics()
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var idleWaiters = IdleWaiters<Void>()
         /// Names a target asked for that were not in the directory, logged once each.
         var missingLogged: Set<String> = []
-        /// The workers of busy subjects, by worker number; cancelled at shutdown.
-        var workers: [UInt64: Task<Void, Never>] = [:]
-        /// Workers started and not yet ended (a worker can end before its task is stored).
-        var liveWorkers: Set<UInt64> = []
-        var lastWorker: UInt64 = 0
         /// Set once ``run()`` is cancelled: events are no longer queued.
         var stopping = false
         var stopWaiter: CheckedContinuation<Void, Never>?
@@ -80,6 +75,8 @@ public final class HookDispatcher: Sendable {
     private let onResult: (@Sendable (HookResult) -> Void)?
     private let state = Mutex(State())
     private let slots: HookSlots
+    /// The workers of busy subjects; cancelled at shutdown.
+    private let workers = WorkerTasks()
 
     /// - Parameter onResult: called with every hook run's result as it ends (for metrics that
     ///   need each run, like a duration histogram); it must return quickly.
@@ -170,29 +167,13 @@ public final class HookDispatcher: Sendable {
         }
         // Workers see the cancellation before their next event or hook; a running hook keeps
         // its timeout.
-        let workers = state.withLock { Array($0.workers.values) }
-        for worker in workers { worker.cancel() }
-        for worker in workers { await worker.value }
+        await workers.cancelAll()
     }
 
     private func startWorker(for subject: String) {
-        let id = state.withLock { state in
-            state.lastWorker += 1
-            state.liveWorkers.insert(state.lastWorker)
-            return state.lastWorker
-        }
         // Immediate: runs on this thread up to the worker's first suspension (see the type's
-        // discussion). Unstructured, so it is tracked here for shutdown.
-        let worker = Task.immediate {
-            await self.work(subject)
-            self.state.withLock { state in
-                state.liveWorkers.remove(id)
-                state.workers[id] = nil
-            }
-        }
-        state.withLock { state in
-            if state.liveWorkers.contains(id) { state.workers[id] = worker }
-        }
+        // discussion).
+        workers.start(immediate: true) { await self.work(subject) }
     }
 
     /// The counters so far.
@@ -214,10 +195,9 @@ public final class HookDispatcher: Sendable {
     }
 
     private func resumeIdleWaitersIfIdle() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard state.queues.pending == 0 else { return [] }
-            defer { state.idleWaiters = [] }
-            return state.idleWaiters
+        let waiters = state.withLock { state in
+            let idle = state.queues.pending == 0
+            return state.idleWaiters.takeReady { idle }
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -1,5 +1,5 @@
-import CNetlink
 import CLinux
+import CNetlink
 import FoundationEssentials
 import Glibc
 import Logging
@@ -85,11 +85,22 @@ public final class NetlinkEngine: Sendable {
         let (stream, continuation) = AsyncStream<KernelSnapshot>.makeStream(
             bufferingPolicy: .bufferingNewest(Self.bufferedSnapshots)
         )
+        try start(delivering: SnapshotDelivery(deliver: { continuation.yield($0) }, finish: { continuation.finish() }))
+        return stream
+    }
+
+    /// Starts the engine thread, which hands each snapshot, starting with the initial dump, to
+    /// `delivery` itself; waits until the initial dump is loaded.
+    ///
+    /// For a consumer that keeps its own bounded mailbox (the agent's main loop): no task sits
+    /// between the engine and it, so a change reaches it in one thread hop.
+    /// - Throws: ``NetlinkError`` when the namespace, the sockets or the first dump fail.
+    package func start(delivering delivery: SnapshotDelivery) throws(NetlinkError) {
         let wakeFD = np_eventfd_nonblocking()
         guard wakeFD >= 0 else { throw NetlinkError(.thread, rawValue: errno, context: "eventfd") }
 
         let startup = StartupSignal()
-        let context = ThreadContext(engine: self, continuation: continuation, wakeFD: wakeFD, startup: startup)
+        let context = ThreadContext(engine: self, delivery: delivery, wakeFD: wakeFD, startup: startup)
         let thread: pthread_t
         switch OSThread.start({ context.engine.run(context) }) {
         case .success(let started): thread = started
@@ -102,7 +113,6 @@ public final class NetlinkEngine: Sendable {
             stop()
             throw error
         }
-        return stream
     }
 
     /// Stops the thread, closes its sockets and finishes the stream. Idempotent.
@@ -133,18 +143,18 @@ public final class NetlinkEngine: Sendable {
     private final class ThreadContext: @unchecked Sendable {
         // @unchecked: handed to exactly one thread at creation and never touched by the creator again.
         let engine: NetlinkEngine
-        let continuation: AsyncStream<KernelSnapshot>.Continuation
+        let delivery: SnapshotDelivery
         let wakeFD: Int32
         let startup: StartupSignal
 
         init(
             engine: NetlinkEngine,
-            continuation: AsyncStream<KernelSnapshot>.Continuation,
+            delivery: SnapshotDelivery,
             wakeFD: Int32,
             startup: StartupSignal
         ) {
             self.engine = engine
-            self.continuation = continuation
+            self.delivery = delivery
             self.wakeFD = wakeFD
             self.startup = startup
         }
@@ -154,7 +164,7 @@ public final class NetlinkEngine: Sendable {
         let logger = options.logger
         defer {
             shared.withLock { $0.running = false }
-            context.continuation.finish()
+            context.delivery.finish()
         }
         let events: NetlinkSocket
         let dumper: NetlinkSocket
@@ -352,7 +362,7 @@ public final class NetlinkEngine: Sendable {
             return Self.snapshot(of: state, cause: cause, at: time)
         }
         snapshot.publishedAt = Date()
-        context.continuation.yield(snapshot)
+        context.delivery.deliver(snapshot)
     }
 
     /// The current state as a snapshot (the last published generation), for a reader that asks

@@ -78,7 +78,8 @@ public final class PluginRunner: Sendable {
         var active: [(name: String, id: UInt64)] = []
         var lastID: UInt64 = 0
         var stopping = false
-        var idleWaiters: [(lanes: Set<UInt64>, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Waiters for the lanes they name to go idle.
+        var idleWaiters = IdleWaiters<Set<UInt64>>()
         /// Plugins that were asked for but are not running, logged once each.
         var unknownLogged: Set<String> = []
         /// Statistics of lanes that ended (a reload replaced or removed them), kept for metrics.
@@ -91,6 +92,7 @@ public final class PluginRunner: Sendable {
     private let routeEditor: (any RouteEditor)?
     private let logger: Logger
     private let state = Mutex(State())
+    private let workers = WorkerTasks()
 
     /// Creates a runner for `plugins` (in start order). Nothing runs until ``startAll()``.
     ///
@@ -329,9 +331,7 @@ public final class PluginRunner: Sendable {
     }
 
     private func spawnWorker(lane id: UInt64, subject: String) {
-        // Unstructured on purpose: a worker must outlive nothing but its own queue, and a hung
-        // plugin call must never hold up whoever delivered the event.
-        Task { await self.work(lane: id, subject: subject) }
+        workers.start { await self.work(lane: id, subject: subject) }
     }
 
     /// A subject's worker: its events, one call at a time, until the queue is empty or a call sticks.
@@ -561,31 +561,24 @@ public final class PluginRunner: Sendable {
     private func waitUntilIdle(lanes: Set<UInt64>?) async {
         await withCheckedContinuation { continuation in
             let idle = state.withLock { state in
-                if Self.isIdle(state, lanes) { return true }
-                state.idleWaiters.append((lanes ?? Set(state.lanes.keys), continuation))
+                if Self.isIdle(state.lanes, lanes) { return true }
+                state.idleWaiters.append(continuation, for: lanes ?? Set(state.lanes.keys))
                 return false
             }
             if idle { continuation.resume() }
         }
     }
 
-    private static func isIdle(_ state: State, _ lanes: Set<UInt64>?) -> Bool {
-        state.lanes.allSatisfy { id, lane in lanes.map { !$0.contains(id) } ?? false || lane.queues.active == 0 }
+    /// Whether the lanes named (every lane: `nil`) have no call running and nothing queued, except
+    /// behind a stuck call.
+    private static func isIdle(_ all: [UInt64: Lane], _ lanes: Set<UInt64>?) -> Bool {
+        all.allSatisfy { id, lane in lanes.map { !$0.contains(id) } ?? false || lane.queues.active == 0 }
     }
 
     private func resumeIdleWaiters() {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            var ready: [CheckedContinuation<Void, Never>] = []
-            var waiting: [(lanes: Set<UInt64>, continuation: CheckedContinuation<Void, Never>)] = []
-            for waiter in state.idleWaiters {
-                if Self.isIdle(state, waiter.lanes) {
-                    ready.append(waiter.continuation)
-                } else {
-                    waiting.append(waiter)
-                }
-            }
-            state.idleWaiters = waiting
-            return ready
+        let ready = state.withLock { state in
+            let lanes = state.lanes
+            return state.idleWaiters.takeReady { Self.isIdle(lanes, $0) }
         }
         for continuation in ready { continuation.resume() }
     }
