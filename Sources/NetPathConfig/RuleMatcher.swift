@@ -14,27 +14,47 @@ import NetPathCore
 /// ``Rule`` for what each filter means.
 public struct RuleMatcher: Sendable {
     /// The configuration whose rules are matched.
-    public var configuration: Configuration
-
-    /// Creates a matcher for `configuration`.
-    public init(configuration: Configuration) {
-        self.configuration = configuration
+    public var configuration: Configuration {
+        didSet { index = Index(configuration) }
     }
 
-    /// The targets for `event`, one per matching rule, in file order.
-    public func targets(for event: Event) -> [DispatchTarget] {
-        if configuration.isDispatcherMode {
-            return [
-                DispatchTarget(
+    /// What does not change between events, computed once per configuration (load and reload):
+    /// for each event name the rules whose `on` names it, and each rule's target. An event is
+    /// then checked only against the rules that can match it.
+    private struct Index: Sendable {
+        var rules: [Event.Name: [(rule: Rule, target: DispatchTarget)]] = [:]
+        var dispatcherTarget: DispatchTarget?
+
+        init(_ configuration: Configuration) {
+            if configuration.isDispatcherMode {
+                dispatcherTarget = DispatchTarget(
                     rule: nil,
                     hooks: .all,
                     plugins: configuration.plugins.keys.sorted(),
                     timeout: configuration.agent.hookTimeout
                 )
-            ]
+            }
+            for rule in configuration.rules {
+                let target = RuleMatcher.target(for: rule, configuration)
+                for name in Set(rule.on) { rules[name, default: []].append((rule, target)) }
+            }
         }
-        return configuration.rules.compactMap { rule in
-            Self.mismatch(rule, event) == nil ? target(for: rule) : nil
+    }
+
+    private var index: Index
+
+    /// Creates a matcher for `configuration`.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.index = Index(configuration)
+    }
+
+    /// The targets for `event`, one per matching rule, in file order.
+    public func targets(for event: Event) -> [DispatchTarget] {
+        if let target = index.dispatcherTarget { return [target] }
+        // In file order: the index keeps it within each event name.
+        return (index.rules[event.name] ?? []).compactMap { rule, target in
+            Self.mismatch(rule, event) == nil ? target : nil
         }
     }
 
@@ -56,12 +76,12 @@ public struct RuleMatcher: Sendable {
             if let (criterion, reason) = Self.mismatch(rule, event) {
                 return RuleVerdict(rule: rule.name, failed: criterion, reason: reason, target: nil)
             }
-            let target = target(for: rule)
+            let target = Self.target(for: rule, configuration)
             return RuleVerdict(rule: rule.name, failed: nil, reason: "matches: \(target)", target: target)
         }
     }
 
-    private func target(for rule: Rule) -> DispatchTarget {
+    private static func target(for rule: Rule, _ configuration: Configuration) -> DispatchTarget {
         DispatchTarget(
             rule: rule.name,
             hooks: rule.run.map { .named($0) } ?? .all,

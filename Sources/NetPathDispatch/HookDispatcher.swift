@@ -247,7 +247,17 @@ public final class HookDispatcher: Sendable {
                 PlannedRun(name: $0, directory: directory, dialect: .netpath, target: target)
             }
         }
-        if !(await run(Self.lexical(native), job: job)) { return }
+        if !native.isEmpty {
+            // Computed once for all the event's hooks: only NETPATH_RULE and argv[0] differ.
+            let payload: HookInvocation.EventPayload
+            do {
+                payload = try HookInvocation.EventPayload(job.event)
+            } catch {
+                logger.error("cannot encode \(job.event.name) of \(job.event.subject) for hooks: \(error)")
+                return
+            }
+            if !(await run(Self.lexical(native), job: job, payload: payload)) { return }
+        }
 
         for (dialectDirectory, scripts) in dialectScripts {
             // An event the dialect has no action for runs none of its scripts.
@@ -294,7 +304,7 @@ public final class HookDispatcher: Sendable {
 
     /// Runs `plan` one after another; `false` when the event cannot go on (cancelled, or not
     /// encodable).
-    private func run(_ plan: [PlannedRun], job: HookJob) async -> Bool {
+    private func run(_ plan: [PlannedRun], job: HookJob, payload: HookInvocation.EventPayload? = nil) async -> Bool {
         for planned in plan {
             if Task.isCancelled { return false }
             let name = planned.name
@@ -318,9 +328,9 @@ public final class HookDispatcher: Sendable {
                 invocation = built
             case .netpath, .networkd:
                 do {
-                    invocation = try HookInvocation(
+                    invocation = HookInvocation(
                         hook: name,
-                        event: job.event,
+                        payload: try payload ?? HookInvocation.EventPayload(job.event),
                         rule: planned.target.rule,
                         timeout: planned.target.timeout
                     )

@@ -41,7 +41,8 @@ import NetPathCore
 /// - **stdout and stderr** are pipes to the agent: each line is logged tagged with the hook's
 ///   name, within ``HookOutputLimits``.
 /// - **timeout**: after ``timeout`` the group gets SIGTERM, and SIGKILL after the runner's grace
-///   period. A process left behind that keeps stdout or stderr open counts as part of the run.
+///   period. What the hook leaves running gets a short grace after it exits, then SIGKILL
+///   (``HookRunner``).
 public struct HookInvocation: Hashable, Sendable {
     /// The fixed `PATH` a hook gets.
     public static let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -77,11 +78,34 @@ public struct HookInvocation: Hashable, Sendable {
     ///
     /// - Throws: If the event cannot be encoded as JSON.
     public init(hook: String, event: Event, rule: String?, timeout: Duration) throws {
+        self.init(hook: hook, payload: try EventPayload(event), rule: rule, timeout: timeout)
+    }
+
+    /// What every hook of one event gets alike: its environment but `NETPATH_RULE`, and its
+    /// stdin. The dispatcher computes it once per event, not once per hook.
+    package struct EventPayload: Sendable {
+        var interface: String
+        var name: String
+        var environment: [String: String]
+        var standardInput: [UInt8]
+
+        /// - Throws: If the event cannot be encoded as JSON.
+        package init(_ event: Event) throws {
+            interface = event.interface ?? ""
+            name = event.name.rawValue
+            environment = HookInvocation.environment(for: event, rule: nil)
+            standardInput = try JSONCoding.lineBytes(event) + [UInt8(ascii: "\n")]
+        }
+    }
+
+    /// The invocation of hook `hook` for the event of `payload`, matched by `rule`.
+    package init(hook: String, payload: EventPayload, rule: String?, timeout: Duration) {
         self.hook = hook
-        let interface = event.interface ?? ""
-        self.arguments = [hook, interface, event.name.rawValue]
-        self.environment = Self.environment(for: event, rule: rule)
-        self.standardInput = try JSONCoding.lineBytes(event) + [UInt8(ascii: "\n")]
+        self.arguments = [hook, payload.interface, payload.name]
+        var environment = payload.environment
+        environment["NETPATH_RULE"] = rule ?? ""
+        self.environment = environment
+        self.standardInput = payload.standardInput
         self.workingDirectory = "/"
         self.timeout = timeout
     }
@@ -120,12 +144,27 @@ public struct HookInvocation: Hashable, Sendable {
     /// order: `NETPATH_INTERFACE` and `NETPATH_PREVIOUS_INTERFACE` hold the kernel's bytes of the
     /// names (``InterfaceName``), everything else UTF-8.
     public var environmentBytes: [[UInt8]] {
-        let names = variableOrder + environment.keys.filter { !variableOrder.contains($0) }.sorted()
-        return names.compactMap { name in
-            guard let value = environment[name] else { return nil }
-            let bytes = interfaceVariables.contains(name) ? InterfaceName.kernelBytes(value) : Array(value.utf8)
-            return Array(name.utf8) + [UInt8(ascii: "=")] + bytes
+        var entries: [[UInt8]] = []
+        entries.reserveCapacity(environment.count)
+        func append(_ name: String, _ value: String) {
+            var entry = Array(name.utf8)
+            entry.append(UInt8(ascii: "="))
+            if interfaceVariables.contains(name) {
+                entry += InterfaceName.kernelBytes(value)
+            } else {
+                entry += value.utf8
+            }
+            entries.append(entry)
         }
+        for name in variableOrder {
+            if let value = environment[name] { append(name, value) }
+        }
+        // Variables outside the order (none in netpath's own contract) follow, sorted.
+        if entries.count < environment.count {
+            let ordered = Set(variableOrder)
+            for name in environment.keys.filter({ !ordered.contains($0) }).sorted() { append(name, environment[name]!) }
+        }
+        return entries
     }
 
     /// The variables that hold interface names.
