@@ -14,7 +14,8 @@
 //      NetPathControl             control protocol and client, explain, config files, traces
 //   1  NetPathConfig              TOML parser, configuration model and validation, rules
 //      NetPathLinux               libnl engine, rules and kernel route lookups, sysfs, resolv.conf
-//   0  NetPathCore                model, classification, evaluation, tracker, settle, route-editing seam (pure)
+//   0  NetPathCore                model, classification, evaluation, tracker, settle, route-editing seam,
+//                                 per-subject queues and workers, one bounded file read
 //      CNetlink                   the libnl import
 //      CLinux                    the system calls glibc declares only under _GNU_SOURCE (spawn, pidfd, setns)
 //
@@ -64,7 +65,7 @@ let package = Package(
         ),
         // C, compiled with _GNU_SOURCE: include/CLinux.h says why it is not part of CNetlink's shim.
         .target(name: "CLinux"),
-        .target(name: "NetPathCore"),
+        .target(name: "NetPathCore", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "NetPathConfig",
             dependencies: ["NetPathCore"],

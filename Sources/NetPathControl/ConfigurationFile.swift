@@ -85,37 +85,26 @@ public enum ConfigurationFile {
     private static let groupExists: @Sendable (String) -> Bool = { GroupDatabase.id(named: $0) != nil }
 
     private static func read(_ path: String) -> Result<ArraySlice<UInt8>, Failure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            if errno == ENOENT { return .failure(.missing(path: path)) }
-            return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
+        let unreadable = { (reason: String) in
+            Result<ArraySlice<UInt8>, Failure>.failure(.unreadable(path: path, reason: reason))
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
+        let tooLarge = "larger than \(sizeLimit / 1024) KiB"
+        do throws(Errno) {
+            // Non-blocking: a FIFO put in the configuration's place must not hang the agent.
+            let file = try FileDescriptor.open(reading: path, options: .nonBlocking)
+            defer { try? file.close() }
+            var info = stat()
+            guard fstat(file.rawValue, &info) == 0 else { return unreadable(Errno(rawValue: errno).description) }
+            guard info.st_mode & S_IFMT == S_IFREG else { return unreadable("not a regular file") }
+            guard Int(info.st_size) <= sizeLimit else { return unreadable(tooLarge) }
+            let bytes = try file.readToEnd(limit: sizeLimit)
+            guard bytes.count <= sizeLimit else { return unreadable(tooLarge) }
+            // Whether it is UTF-8 is the loader's to say, with the line and column of the bad byte.
+            return .success(bytes[...])
+        } catch .noSuchFileOrDirectory {
+            return .failure(.missing(path: path))
+        } catch {
+            return unreadable(error.description)
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            return .failure(.unreadable(path: path, reason: "not a regular file"))
-        }
-        guard Int(info.st_size) <= sizeLimit else {
-            return .failure(.unreadable(path: path, reason: "larger than \(sizeLimit / 1024) KiB"))
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
-        var total = 0
-        while total < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, $0.count - total) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
-            }
-            if n == 0 { break }
-            total += n
-        }
-        guard total <= sizeLimit else {
-            return .failure(.unreadable(path: path, reason: "larger than \(sizeLimit / 1024) KiB"))
-        }
-        // Whether it is UTF-8 is the loader's to say, with the line and column of the bad byte.
-        return .success(bytes[0..<total])
     }
 }

@@ -27,28 +27,24 @@ package enum TraceFile {
         read(path).flatMap { bytes in Trace.parse(bytes, file: path).mapError { .invalid($0) } }
     }
 
+    /// The most a trace may hold.
+    static let sizeLimit = 1 << 30
+
     private static func read(_ path: String) -> Result<[UInt8], Failure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description)) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
+        let unreadable = { (reason: String) in Result<[UInt8], Failure>.failure(.unreadable(path: path, reason: reason))
         }
-        if info.st_mode & S_IFMT == S_IFDIR {
-            return .failure(.unreadable(path: path, reason: "it is a directory"))
-        }
-        // Read to the end rather than to st_size: a trace may come from a pipe (`--trace /dev/stdin`).
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(.unreadable(path: path, reason: Errno(rawValue: errno).description))
-            }
-            if n == 0 { return .success(bytes) }
-            bytes.append(contentsOf: chunk[0..<n])
+        do throws(Errno) {
+            let file = try FileDescriptor.open(reading: path)
+            defer { try? file.close() }
+            var info = stat()
+            guard fstat(file.rawValue, &info) == 0 else { return unreadable(Errno(rawValue: errno).description) }
+            if info.st_mode & S_IFMT == S_IFDIR { return unreadable("it is a directory") }
+            // Read to the end rather than to st_size: a trace may come from a pipe (`--trace /dev/stdin`).
+            let bytes = try file.readToEnd(limit: sizeLimit)
+            guard bytes.count <= sizeLimit else { return unreadable("larger than \(sizeLimit >> 20) MiB") }
+            return .success(bytes)
+        } catch {
+            return unreadable(error.description)
         }
     }
 }

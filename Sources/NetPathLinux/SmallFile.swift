@@ -1,4 +1,6 @@
 import Glibc
+import NetPathCore
+import SystemPackage
 
 /// Reads small pseudo-files (sysfs attributes, `resolv.conf`) with plain syscalls.
 ///
@@ -8,22 +10,9 @@ import Glibc
 enum SmallFile {
     /// The bytes of the file at `path`, at most `limit` of them; `nil` when it cannot be read.
     static func read(_ path: String, limit: Int = 64 * 1024) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: min(limit, 4096))
-        while bytes.count < limit {
-            let wanted = min(chunk.count, limit - bytes.count)
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-        }
-        return bytes
+        guard let file = try? FileDescriptor.open(reading: path) else { return nil }
+        defer { try? file.close() }
+        return try? Array(file.readToEnd(limit: limit).prefix(limit))
     }
 
     /// The target of the symbolic link at `path`, as stored (usually relative); `nil` if `path` is
