@@ -211,12 +211,6 @@ let package = Package(
             dependencies: ["Network"],
             path: "Examples/NetworkMonitorExample"
         ),
-        // `make bench`: one event's JSON with netpath's encoder and with Foundation's (bench/run.sh).
-        .executableTarget(
-            name: "netpath-json-bench",
-            dependencies: ["NetPathCore"],
-            path: "bench/JSONBench"
-        ),
         // Namespaces, processes and bounded waits shared by the integration tests.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),

@@ -17,16 +17,20 @@ package enum JSONCoding {
         return encoder
     }
 
+    /// One line encoder for every event on its way to hooks and monitors: configuring an
+    /// encoder costs more than the encoding of a small event.
+    private static let shared = lineEncoder()
+
     /// Encodes `value` as one line of UTF-8 JSON without the newline.
     ///
-    /// The bytes ``lineEncoder()`` writes, produced by a leaner encoder (``JSONLineEncoder``):
-    /// this runs for every event on its way to hooks and monitors.
+    /// Foundation's encoder: a hand-written one was 10 % faster (about 3 µs of an event's ~30;
+    /// BENCHMARKS.md, 2026-11-24), which no measured target needs.
     package static func line(_ value: some Encodable) throws -> String {
-        String(decoding: try JSONLineEncoder().encode(value), as: UTF8.self)
+        String(decoding: try shared.encode(value), as: UTF8.self)
     }
 
     /// ``line(_:)`` as UTF-8 bytes.
     package static func lineBytes(_ value: some Encodable) throws -> [UInt8] {
-        try JSONLineEncoder().encode(value)
+        Array(try shared.encode(value))
     }
 }
