@@ -12,7 +12,7 @@ rm -rf .build/docs && mkdir -p "$work/raw" "$work/NetPath" "$work/Network"
 exports="NetPath $(sed -nE 's/^@_exported import (class |struct |enum |protocol |typealias |func |var )?([A-Za-z.]+).*/\2/p' Sources/NetPath/Exports.swift)"
 for module in $(printf '%s\n' $exports Network | cut -d. -f1 | sort -u); do
     swift-symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
-        -I "$bin/Modules" -I Sources/CNetlink -I .build/checkouts/swift-system/Sources/CSystem/include $(pkg-config --cflags-only-I libnl-route-3.0 | sed 's/-I/-Xcc -I/g') \
+        -I "$bin/Modules" -I Sources/CNetlink -I "$bin/CLinux.build" -I .build/checkouts/swift-system/Sources/CSystem/include $(pkg-config --cflags-only-I libnl-route-3.0 | sed 's/-I/-Xcc -I/g') \
         -minimum-access-level public -skip-inherited-docs -output-dir "$work/raw"
 done
 cp "$work/raw"/Network*.symbols.json "$work/Network/"

@@ -15,7 +15,7 @@ exports="NetPath $(sed -nE 's/^@_exported import (class |struct |enum |protocol 
 for module in $(printf '%s\n' $exports | cut -d. -f1 | sort -u); do
     mkdir -p "$out/$module"
     swift-symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
-        -I "$bin/Modules" -I Sources/CNetlink $(pkg-config --cflags-only-I libnl-route-3.0 | sed 's/-I/-Xcc -I/g') \
+        -I "$bin/Modules" -I Sources/CNetlink -I "$bin/CLinux.build" -I .build/checkouts/swift-system/Sources/CSystem/include $(pkg-config --cflags-only-I libnl-route-3.0 | sed 's/-I/-Xcc -I/g') \
         -minimum-access-level public -output-dir "$out/$module" >/dev/null
 done
 python3 - "$out" $exports <<'PY'

@@ -28,15 +28,15 @@ import Synchronization
 /// control-socket monitors and metrics. The loop is the only place that mutates that state;
 /// kernel updates, settle deadlines, reload requests and the results of the work it hands off
 /// all reach it as inputs of one bounded inbox.
-public final class Agent: Service, Sendable {
+package final class Agent: Service, Sendable {
     /// Why the agent could not start.
-    public struct StartError: Error, CustomStringConvertible {
-        public var description: String
+    package struct StartError: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public let options: AgentOptions
+    package let options: AgentOptions
     /// The plugin types this agent knows; rules may name only these.
-    public let plugins: PluginRegistry
+    package let plugins: PluginRegistry
     private let initial: ConfigurationFile.Loaded
     private let initialPlugins: [LoadedPlugin]
     private let inbox = LoopInbox()
@@ -50,7 +50,7 @@ public final class Agent: Service, Sendable {
     /// - Parameters:
     ///   - options: Where configuration and inputs come from.
     ///   - plugins: The plugin types rules may enable (netpathd registers the ones under `Plugins/`).
-    public init(options: AgentOptions, plugins: PluginRegistry = PluginRegistry()) throws(ConfigurationFile.Failure) {
+    package init(options: AgentOptions, plugins: PluginRegistry = PluginRegistry()) throws(ConfigurationFile.Failure) {
         self.options = options
         self.plugins = plugins
         (initial, initialPlugins) = try Self.load(options.configPath, plugins: plugins).get()
@@ -58,18 +58,18 @@ public final class Agent: Service, Sendable {
     }
 
     /// Re-reads the configuration; an invalid one is logged and the current one stays in force.
-    public func reload() {
+    package func reload() {
         inbox.post(.reload([]))
     }
 
     /// The Prometheus exposition text (what `/metrics` serves).
-    public func metricsText() -> String { metrics.text() }
+    package func metricsText() -> String { metrics.text() }
 
     /// The registry `/metrics` serves: an executable may bootstrap swift-metrics with it
     /// (`PrometheusMetricsFactory(registry:)`) so that libraries' metrics appear there too.
-    public var metricsRegistry: PrometheusCollectorRegistry { metrics.registry }
+    package var metricsRegistry: PrometheusCollectorRegistry { metrics.registry }
 
-    public func run() async throws {
+    package func run() async throws {
         let logger = options.logger
         let configuration = initial.configuration
         for warning in configuration.warnings { logger.warning("\(warning)") }

@@ -4,32 +4,32 @@ import NetPathControl
 import NetPathCore
 
 /// How to run the agent: where its configuration and inputs come from.
-public struct AgentOptions: Sendable {
+package struct AgentOptions: Sendable {
     /// The configuration file; `nil` means `/etc/netpath/netpath.toml` if it exists, else the
     /// embedded default.
-    public var configPath: String?
+    package var configPath: String?
     /// Also write every observed state to this trace file (`netpathd --record`).
-    public var recordPath: String?
+    package var recordPath: String?
     /// The sysfs tree classification reads.
-    public var sysfsRoot: String
+    package var sysfsRoot: String
     /// Where DNS servers come from.
-    public var resolvConfPath: String
+    package var resolvConfPath: String
     /// Follow this named network namespace instead of the agent's own (tests, containers).
-    public var namespace: String?
+    package var namespace: String?
     /// The process environment: `NOTIFY_SOCKET`, `WATCHDOG_USEC`, `WATCHDOG_PID`.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Overrides the configuration's control socket path (tests run several agents).
-    public var controlSocketPath: String?
+    package var controlSocketPath: String?
     /// How long `READY=1` may wait for the startup events' hooks before it is sent anyway.
-    public var readyWaitLimit: Duration
+    package var readyWaitLimit: Duration
     /// How long stopping waits for the hooks of the events already dispatched, those settle held
     /// included, before what is still queued is dropped. Hooks running then keep their own
     /// timeout, so a stop takes at most this plus the longest `hook_timeout` and the kill grace.
     /// (Plugins drain within their runner's own `drainTimeout`.)
-    public var stopWaitLimit: Duration
-    public var logger: Logger
+    package var stopWaitLimit: Duration
+    package var logger: Logger
 
-    public init(
+    package init(
         configPath: String? = nil,
         recordPath: String? = nil,
         sysfsRoot: String = "/sys",

@@ -29,9 +29,9 @@ import Logging
 ///   `write(2)` (repeated only if the kernel accepts part of it), and no lock is held, so
 ///   lines from concurrent tasks never interleave below the pipe/stream atomicity limit and a
 ///   slow reader never blocks other loggers on a lock.
-public struct JournalLogHandler: LogHandler {
+package struct JournalLogHandler: LogHandler {
     /// The line format.
-    public enum Format: Sendable, Equatable {
+    package enum Format: Sendable, Equatable {
         /// `<N>` syslog priority prefix, no timestamp: the descriptor is a journald stream.
         case journal
         /// Timestamp, level, label, message, metadata.
@@ -39,14 +39,14 @@ public struct JournalLogHandler: LogHandler {
     }
 
     /// The logger's label, written on every line.
-    public let label: String
+    package let label: String
     /// The descriptor lines are written to; standard error unless a test says otherwise.
-    public let fileDescriptor: Int32
+    package let fileDescriptor: Int32
     /// The format chosen when the handler was made.
-    public let format: Format
-    public var logLevel: Logger.Level
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
+    package let format: Format
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
 
     /// A handler with an explicit format.
     ///
@@ -56,7 +56,7 @@ public struct JournalLogHandler: LogHandler {
     ///   - format: `.journal` for priority prefixes, `.plain` for timestamped lines.
     ///   - logLevel: The lowest level logged.
     ///   - metadataProvider: Contextual metadata added to every message.
-    public init(
+    package init(
         label: String,
         fileDescriptor: Int32,
         format: Format,
@@ -72,7 +72,7 @@ public struct JournalLogHandler: LogHandler {
 
     /// A handler whose format follows `JOURNAL_STREAM` in `environment` and the identity of
     /// `fileDescriptor` (see ``format(forFileDescriptor:journalStream:)``).
-    public init(
+    package init(
         label: String,
         fileDescriptor: Int32,
         environment: [String: String],
@@ -97,7 +97,7 @@ public struct JournalLogHandler: LogHandler {
     /// ```
     ///
     /// Whether standard error is the journal is decided once per process, on first use.
-    public static func standardError(
+    package static func standardError(
         label: String,
         logLevel: Logger.Level = .info,
         metadataProvider: Logger.MetadataProvider? = nil
@@ -121,7 +121,7 @@ public struct JournalLogHandler: LogHandler {
     /// `.journal` when `journalStream` (the value of `JOURNAL_STREAM`, `"DEV:INO"` in decimal)
     /// names the device and inode of `fileDescriptor`; `.plain` when it is unset, malformed,
     /// names another stream, or the descriptor cannot be examined.
-    public static func format(forFileDescriptor fileDescriptor: Int32, journalStream: String?) -> Format {
+    package static func format(forFileDescriptor fileDescriptor: Int32, journalStream: String?) -> Format {
         guard let journalStream else { return .plain }
         let parts = journalStream.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return .plain }
@@ -131,7 +131,7 @@ public struct JournalLogHandler: LogHandler {
     }
 
     /// The syslog priority journald records for `level`.
-    public static func priority(of level: Logger.Level) -> Int {
+    package static func priority(of level: Logger.Level) -> Int {
         switch level {
         case .critical: 2
         case .error: 3
@@ -142,12 +142,12 @@ public struct JournalLogHandler: LogHandler {
         }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let explicit = event.metadata { merged.merge(explicit) { $1 } }

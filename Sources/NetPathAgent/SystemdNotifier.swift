@@ -5,23 +5,23 @@ import NetPathCore
 /// datagram per message to the Unix socket named by `NOTIFY_SOCKET`.
 ///
 /// With no `NOTIFY_SOCKET` (not started by systemd), every call does nothing.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     /// The socket path; a leading `@` names an abstract socket.
-    public let socketPath: String?
+    package let socketPath: String?
 
     /// Reads `NOTIFY_SOCKET` from `environment`.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         let path = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         socketPath = path
     }
 
     /// Whether a service manager is listening.
-    public var isEnabled: Bool { socketPath != nil }
+    package var isEnabled: Bool { socketPath != nil }
 
     /// Sends `KEY=VALUE` lines, e.g. `["READY=1", "STATUS=…"]`. Errors are returned, not thrown:
     /// a notification that cannot be sent must never stop the agent.
     @discardableResult
-    public func notify(_ lines: [String]) -> Int32 {
+    package func notify(_ lines: [String]) -> Int32 {
         guard let socketPath else { return 0 }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return errno }

@@ -21,12 +21,12 @@ import Synchronization
 /// within ``racyWindow`` of the directory's mtime is not trusted, since the kernel's timestamp
 /// clock is coarse and a second change in the same tick would not move the mtime (git's "racily
 /// clean" problem).
-public final class HookDirectory: Sendable {
+package final class HookDirectory: Sendable {
     /// How close to the directory's mtime a listing may be taken and still be reused.
     static let racyWindow: Int64 = 2_000_000_000
 
     /// The directory's path (`hooks_dir`).
-    public let path: String
+    package let path: String
     private let policy: TrustPolicy
     private let logger: Logger
     private let cache = Mutex<Listing?>(nil)
@@ -49,7 +49,7 @@ public final class HookDirectory: Sendable {
     /// - Parameters:
     ///   - path: The hooks directory.
     ///   - logger: Where refusals are logged (once per file and reason).
-    public convenience init(path: String, logger: Logger) {
+    package convenience init(path: String, logger: Logger) {
         self.init(path: path, policy: .current, logger: logger)
     }
 
@@ -62,7 +62,7 @@ public final class HookDirectory: Sendable {
     /// The candidate hook names in lexical byte order: every file except ignored names.
     ///
     /// Re-lists the directory only when it changed. A missing directory has no hooks.
-    public func hookNames() -> [String] {
+    package func hookNames() -> [String] {
         guard let stamp = stampNow() else {
             cache.withLock { $0 = nil }
             return []
@@ -81,7 +81,7 @@ public final class HookDirectory: Sendable {
     /// Every file in the directory with its status, in lexical order: `netpathctl hooks`.
     ///
     /// Trust is checked now, on each file; refusals are logged as by ``open(_:)``.
-    public func entries() -> [HookEntry] {
+    package func entries() -> [HookEntry] {
         let names = (try? listNames()) ?? []
         return names.map { name in
             if let reason = HookEntry.IgnoreReason(name: name) {
@@ -101,7 +101,7 @@ public final class HookDirectory: Sendable {
     ///
     /// - Throws: The ``HookRefusal`` that keeps it from running; the first time a file is
     ///   refused for a reason, the refusal is logged at `warning`.
-    public func open(_ name: String) throws(HookRefusal) -> OpenedHook {
+    package func open(_ name: String) throws(HookRefusal) -> OpenedHook {
         do {
             let hook = try check(name)
             logged.withLock { set in set = set.filter { !$0.hasPrefix(name + "\0") } }

@@ -35,20 +35,20 @@ import Synchronization
 /// ``run()`` has the shape of a swift-service-lifecycle `Service`: it waits until its task is
 /// cancelled, then starts nothing new, lets running hooks finish within their timeouts, and
 /// returns.
-public final class HookDispatcher: Sendable {
+package final class HookDispatcher: Sendable {
     /// Dispatcher settings.
-    public struct Options: Hashable, Sendable {
+    package struct Options: Hashable, Sendable {
         /// The most hooks running at once over all subjects, not counting runs that have been
         /// going for ``slowAfter`` (`max_running_hooks` in `[agent]`).
-        public var maxRunningHooks: Int
+        package var maxRunningHooks: Int
         /// How long a run counts against ``maxRunningHooks``: after that it is presumed slow or
         /// hung, and its slot goes to the next hook waiting for one.
-        public var slowAfter: Duration
+        package var slowAfter: Duration
 
         /// - Parameters:
         ///   - maxRunningHooks: at least 1.
         ///   - slowAfter: at least 1 ms.
-        public init(maxRunningHooks: Int = 8, slowAfter: Duration = .seconds(1)) {
+        package init(maxRunningHooks: Int = 8, slowAfter: Duration = .seconds(1)) {
             self.maxRunningHooks = max(1, maxRunningHooks)
             self.slowAfter = max(.milliseconds(1), slowAfter)
         }
@@ -66,11 +66,11 @@ public final class HookDispatcher: Sendable {
         var stopWaiter: CheckedContinuation<Void, Never>?
     }
 
-    public let directory: HookDirectory
+    package let directory: HookDirectory
     /// The `[[hook_dir]]` directories, run after ``directory`` for each event.
     package let dialectDirectories: [DialectHookDirectory]
-    public let runner: HookRunner
-    public let options: Options
+    package let runner: HookRunner
+    package let options: Options
     private let logger: Logger
     private let onResult: (@Sendable (HookResult) -> Void)?
     private let state = Mutex(State())
@@ -80,7 +80,7 @@ public final class HookDispatcher: Sendable {
 
     /// - Parameter onResult: called with every hook run's result as it ends (for metrics that
     ///   need each run, like a duration histogram); it must return quickly.
-    public convenience init(
+    package convenience init(
         directory: HookDirectory,
         runner: HookRunner,
         options: Options = Options(),
@@ -122,7 +122,7 @@ public final class HookDispatcher: Sendable {
     ///
     /// An event with no targets (no rule matched) only makes older queued events obsolete.
     /// Once ``run()`` is cancelled, events are logged and dropped.
-    public func dispatch(_ event: Event, to targets: [HookTarget]) {
+    package func dispatch(_ event: Event, to targets: [HookTarget]) {
         let queued = state.withLock { state -> (drops: [SubjectQueues<HookJob>.Drop], startWorker: Bool)? in
             guard !state.stopping else { return nil }
             state.statistics.eventsReceived += 1
@@ -148,7 +148,7 @@ public final class HookDispatcher: Sendable {
     /// Waits until cancelled; then lets running hooks end (within their timeouts), drops what is
     /// still queued, and returns. Hooks run from ``dispatch(_:to:)`` whether or not this runs:
     /// it is the dispatcher's shutdown.
-    public func run() async {
+    package func run() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let stopped = state.withLock { state in
@@ -177,13 +177,13 @@ public final class HookDispatcher: Sendable {
     }
 
     /// The counters so far.
-    public var statistics: HookStatistics { state.withLock { $0.statistics } }
+    package var statistics: HookStatistics { state.withLock { $0.statistics } }
 
     /// Events queued or running.
-    public var pendingEvents: Int { state.withLock { $0.queues.pending } }
+    package var pendingEvents: Int { state.withLock { $0.queues.pending } }
 
     /// Returns when no event is queued or running (tests, `simulate --run-hooks`).
-    public func waitUntilIdle() async {
+    package func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
             let idle = state.withLock { state in
                 if state.queues.pending == 0 { return true }

@@ -4,7 +4,7 @@ import NetPathControl
 extension HookReport {
     /// The control-protocol form of a hooks-directory entry: what `netpathctl hooks` prints,
     /// from the agent or locally.
-    public init(_ entry: HookEntry) {
+    package init(_ entry: HookEntry) {
         switch entry.status {
         case .accepted: self.init(name: entry.name, status: "accepted")
         case .refused(let refusal): self.init(name: entry.name, status: "refused", reason: refusal.description)

@@ -1,7 +1,7 @@
 /// One file in the hooks directory and what netpath makes of it: what `netpathctl hooks` lists.
-public struct HookEntry: Hashable, Sendable, CustomStringConvertible {
+package struct HookEntry: Hashable, Sendable, CustomStringConvertible {
     /// Whether a file runs as a hook.
-    public enum Status: Hashable, Sendable, CustomStringConvertible {
+    package enum Status: Hashable, Sendable, CustomStringConvertible {
         /// It passes every trust check and runs.
         case accepted
         /// It fails a trust check and never runs; logged once per file and reason.
@@ -9,7 +9,7 @@ public struct HookEntry: Hashable, Sendable, CustomStringConvertible {
         /// Its name marks it as not a hook (a dotfile, a backup, a package manager's leftover).
         case ignored(IgnoreReason)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .accepted: return "accepted"
             case .refused(let reason): return "refused: \(reason)"
@@ -19,7 +19,7 @@ public struct HookEntry: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Why a name is skipped without a trust check, like run-parts and NetworkManager-dispatcher do.
-    public enum IgnoreReason: String, Hashable, Sendable, CustomStringConvertible {
+    package enum IgnoreReason: String, Hashable, Sendable, CustomStringConvertible {
         /// The name starts with `.`.
         case dotfile
         /// An editor backup: the name ends with `~`.
@@ -36,7 +36,7 @@ public struct HookEntry: Hashable, Sendable, CustomStringConvertible {
         /// A file of the same name in an earlier directory of the search path runs instead.
         case overridden
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .dotfile: return "dotfile"
             case .backup: return "backup file (~)"
@@ -49,7 +49,7 @@ public struct HookEntry: Hashable, Sendable, CustomStringConvertible {
         }
 
         /// Why `name` is ignored, or `nil` when it is a candidate hook.
-        public init?(name: String) {
+        package init?(name: String) {
             if name.hasPrefix(".") {
                 self = .dotfile
             } else if name.hasSuffix("~") {
@@ -65,17 +65,17 @@ public struct HookEntry: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The file name inside the hooks directory.
-    public var name: String
-    public var status: Status
+    package var name: String
+    package var status: Status
 
-    public init(name: String, status: Status) {
+    package init(name: String, status: Status) {
         self.name = name
         self.status = status
     }
 
     /// Whether the file runs.
-    public var isAccepted: Bool { status == .accepted }
+    package var isAccepted: Bool { status == .accepted }
 
     /// `50-vpn: refused: writable by group or others (mode 0775)`.
-    public var description: String { "\(name): \(status)" }
+    package var description: String { "\(name): \(status)" }
 }

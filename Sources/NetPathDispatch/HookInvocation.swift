@@ -43,13 +43,13 @@ import NetPathCore
 /// - **timeout**: after ``timeout`` the group gets SIGTERM, and SIGKILL after the runner's grace
 ///   period. What the hook leaves running gets a short grace after it exits, then SIGKILL
 ///   (``HookRunner``).
-public struct HookInvocation: Hashable, Sendable {
+package struct HookInvocation: Hashable, Sendable {
     /// The fixed `PATH` a hook gets.
-    public static let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    package static let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
     /// The fixed `LANG` a hook gets.
-    public static let language = "C.UTF-8"
+    package static let language = "C.UTF-8"
     /// Every variable a hook gets, in a stable order.
-    public static let environmentNames = [
+    package static let environmentNames = [
         "NETPATH_EVENT", "NETPATH_SCOPE", "NETPATH_POLICY", "NETPATH_RULE", "NETPATH_INTERFACE",
         "NETPATH_INTERFACE_TYPE", "NETPATH_INTERFACE_KIND", "NETPATH_PREVIOUS_INTERFACE", "NETPATH_STATUS",
         "NETPATH_METERED", "NETPATH_CONSTRAINED", "NETPATH_IPV4", "NETPATH_IPV6", "NETPATH_DNS",
@@ -58,17 +58,17 @@ public struct HookInvocation: Hashable, Sendable {
 
     /// The hook's file name in the hooks directory; the program run is that file, as checked
     /// (``OpenedHook``).
-    public var hook: String
+    package var hook: String
     /// The full argv, argv[0] included: `[hook, interface, event]`.
-    public var arguments: [String]
+    package var arguments: [String]
     /// The complete environment.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// The bytes written to stdin before it is closed.
-    public var standardInput: [UInt8]
+    package var standardInput: [UInt8]
     /// The working directory.
-    public var workingDirectory: String
+    package var workingDirectory: String
     /// How long the hook may run before its process group is terminated.
-    public var timeout: Duration
+    package var timeout: Duration
     /// The variables ``environmentBytes`` writes first, in this order; the rest follow sorted.
     package var variableOrder: [String] = HookInvocation.environmentNames
     /// The variables that hold interface names, passed as the kernel's bytes.
@@ -77,7 +77,7 @@ public struct HookInvocation: Hashable, Sendable {
     /// Builds the invocation of hook `hook` for `event`, matched by `rule`.
     ///
     /// - Throws: If the event cannot be encoded as JSON.
-    public init(hook: String, event: Event, rule: String?, timeout: Duration) throws {
+    package init(hook: String, event: Event, rule: String?, timeout: Duration) throws {
         self.init(hook: hook, payload: try EventPayload(event), rule: rule, timeout: timeout)
     }
 
@@ -134,7 +134,7 @@ public struct HookInvocation: Hashable, Sendable {
 
     /// argv as the hook gets it: the interface name (argv[1]) is the kernel's bytes, not its
     /// escaped string form (``InterfaceName``); everything else is UTF-8.
-    public var argumentBytes: [[UInt8]] {
+    package var argumentBytes: [[UInt8]] {
         arguments.enumerated().map { index, argument in
             index == 1 ? InterfaceName.kernelBytes(argument) : Array(argument.utf8)
         }
@@ -143,7 +143,7 @@ public struct HookInvocation: Hashable, Sendable {
     /// The environment as the hook gets it, as `NAME=VALUE` entries in ``environmentNames``
     /// order: `NETPATH_INTERFACE` and `NETPATH_PREVIOUS_INTERFACE` hold the kernel's bytes of the
     /// names (``InterfaceName``), everything else UTF-8.
-    public var environmentBytes: [[UInt8]] {
+    package var environmentBytes: [[UInt8]] {
         var entries: [[UInt8]] = []
         entries.reserveCapacity(environment.count)
         func append(_ name: String, _ value: String) {
@@ -171,7 +171,7 @@ public struct HookInvocation: Hashable, Sendable {
     static let interfaceVariables: Set<String> = ["NETPATH_INTERFACE", "NETPATH_PREVIOUS_INTERFACE"]
 
     /// The environment of the table above.
-    public static func environment(for event: Event, rule: String?) -> [String: String] {
+    package static func environment(for event: Event, rule: String?) -> [String: String] {
         func flag(_ value: Bool) -> String { value ? "1" : "0" }
         let state = event.interfaceState
         let path = event.path

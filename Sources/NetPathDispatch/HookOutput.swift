@@ -10,13 +10,13 @@ import Synchronization
 /// line longer than ``lineLength`` bytes is cut there; once a run has logged ``bytesPerRun``
 /// bytes (both streams together) the rest is read, counted and dropped. Memory use is one read
 /// buffer and one line per stream, whatever the hook prints.
-public struct HookOutputLimits: Hashable, Sendable {
+package struct HookOutputLimits: Hashable, Sendable {
     /// The longest line logged, in bytes; the rest of a longer line is dropped.
-    public var lineLength: Int
+    package var lineLength: Int
     /// The bytes one run may log, over stdout and stderr together.
-    public var bytesPerRun: Int
+    package var bytesPerRun: Int
 
-    public init(lineLength: Int = 1024, bytesPerRun: Int = 64 * 1024) {
+    package init(lineLength: Int = 1024, bytesPerRun: Int = 64 * 1024) {
         self.lineLength = max(1, lineLength)
         self.bytesPerRun = max(0, bytesPerRun)
     }

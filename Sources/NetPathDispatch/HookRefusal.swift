@@ -9,7 +9,7 @@ import SystemPackage
 ///
 /// The checks are made on the open file that would be executed (see ``HookDirectory/open(_:)``),
 /// so a refusal names what the file was at that moment, not when the directory was listed.
-public enum HookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+package enum HookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file (after following symlinks) is not a regular file; the payload names what it is.
     case notRegularFile(String)
     /// No execute bit that applies to the agent is set.
@@ -35,7 +35,7 @@ public enum HookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// A stable identifier for the reason (`not-regular-file`, `untrusted-owner`, …), for JSON
     /// output and metrics labels.
-    public var code: String {
+    package var code: String {
         switch self {
         case .notRegularFile: return "not-regular-file"
         case .notExecutable: return "not-executable"
@@ -49,7 +49,7 @@ public enum HookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notRegularFile(let kind): return "not a regular file (\(kind))"
         case .notExecutable(let mode): return "not executable (mode \(Self.octal(mode)))"

@@ -1,7 +1,7 @@
 /// What one hook run came to: how it ended, how long it took, how much output was dropped.
-public struct HookResult: Hashable, Sendable, CustomStringConvertible {
+package struct HookResult: Hashable, Sendable, CustomStringConvertible {
     /// How the hook's process ended.
-    public enum Termination: Hashable, Sendable {
+    package enum Termination: Hashable, Sendable {
         /// It exited with this status.
         case exited(Int32)
         /// A signal ended it (after a timeout: SIGTERM or SIGKILL sent by the runner).
@@ -11,7 +11,7 @@ public struct HookResult: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The outcome as counted in ``HookStatistics`` and exported as a metrics label.
-    public enum Outcome: String, Hashable, Sendable, CaseIterable {
+    package enum Outcome: String, Hashable, Sendable, CaseIterable {
         /// Exited 0 within its timeout.
         case success
         /// Exited non-zero or was killed by a signal it did not get from the runner.
@@ -23,18 +23,18 @@ public struct HookResult: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The hook's file name.
-    public var hook: String
-    public var termination: Termination
+    package var hook: String
+    package var termination: Termination
     /// The timeout passed and the runner signalled the hook's process group.
-    public var timedOut: Bool
+    package var timedOut: Bool
     /// From spawning to the end of the run (exit and end of output).
-    public var duration: Duration
+    package var duration: Duration
     /// Output lines logged.
-    public var linesLogged: Int
+    package var linesLogged: Int
     /// Output bytes read but not logged (over the line length or the run's budget).
-    public var bytesDropped: Int
+    package var bytesDropped: Int
 
-    public init(
+    package init(
         hook: String,
         termination: Termination,
         timedOut: Bool = false,
@@ -50,7 +50,7 @@ public struct HookResult: Hashable, Sendable, CustomStringConvertible {
         self.bytesDropped = bytesDropped
     }
 
-    public var outcome: Outcome {
+    package var outcome: Outcome {
         if timedOut { return .timeout }
         switch termination {
         case .exited(0): return .success
@@ -60,7 +60,7 @@ public struct HookResult: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `exited 0 after 12ms`, `timed out after 30s (signal 15)`, `failed to start: …`.
-    public var description: String {
+    package var description: String {
         let ms = "\(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)ms"
         let ending: String
         switch termination {

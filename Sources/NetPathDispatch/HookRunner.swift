@@ -35,17 +35,17 @@ import SystemPackage
 /// - Important: The runner ignores SIGPIPE in the agent (when it is at its default): a hook that
 ///   exits without reading stdin must not kill the agent with a write to a closed pipe. Hooks
 ///   themselves get default signal dispositions.
-public struct HookRunner: Sendable {
+package struct HookRunner: Sendable {
     /// Runner settings that are not part of one invocation.
-    public struct Options: Hashable, Sendable {
+    package struct Options: Hashable, Sendable {
         /// Between SIGTERM and SIGKILL after a timeout.
-        public var terminationGrace: Duration
+        package var terminationGrace: Duration
         /// What of the hook's output is logged.
-        public var output: HookOutputLimits
+        package var output: HookOutputLimits
         /// How long what a hook started may run on after the hook exits, before it is killed.
-        public var lingerGrace: Duration
+        package var lingerGrace: Duration
 
-        public init(
+        package init(
             terminationGrace: Duration = .seconds(3),
             output: HookOutputLimits = HookOutputLimits(),
             lingerGrace: Duration = .seconds(1)
@@ -56,11 +56,11 @@ public struct HookRunner: Sendable {
         }
     }
 
-    public let options: Options
+    package let options: Options
     private let logger: Logger
     private let cgroup: AgentCgroup
 
-    public init(options: Options = Options(), logger: Logger) {
+    package init(options: Options = Options(), logger: Logger) {
         self.init(options: options, logger: logger, cgroup: .shared)
     }
 
@@ -84,7 +84,7 @@ public struct HookRunner: Sendable {
     /// Runs `invocation` by executing `hook`, the file checked for it.
     ///
     /// Never throws: a hook that cannot start is a ``HookResult/Termination/failedToStart(_:)``.
-    public func run(_ invocation: HookInvocation, executing hook: OpenedHook) async -> HookResult {
+    package func run(_ invocation: HookInvocation, executing hook: OpenedHook) async -> HookResult {
         let start = ContinuousClock.now
         let group = HookProcesses(hook: invocation.hook, cgroup: cgroup, logger: logger)
         let budget = OutputBudget(bytes: options.output.bytesPerRun)

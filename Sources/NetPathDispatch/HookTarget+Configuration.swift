@@ -5,7 +5,7 @@ extension HookTarget {
     ///
     /// Such events should still be passed to ``HookDispatcher/dispatch(_:to:)`` with no
     /// targets: they make older queued events of their subject obsolete.
-    public init?(_ target: DispatchTarget) {
+    package init?(_ target: DispatchTarget) {
         switch target.hooks {
         case .all:
             self.init(rule: target.rule, hooks: .all, timeout: target.timeout)

@@ -3,9 +3,9 @@
 ///
 /// The configuration layer's rule matcher produces one target per matching rule; in dispatcher
 /// mode (no rules) there is one target, ``all(timeout:)``.
-public struct HookTarget: Hashable, Sendable, CustomStringConvertible {
+package struct HookTarget: Hashable, Sendable, CustomStringConvertible {
     /// Which hooks in the hooks directory to run.
-    public enum Hooks: Hashable, Sendable {
+    package enum Hooks: Hashable, Sendable {
         /// Every accepted hook, in lexical order.
         case all
         /// These hooks, by file name; they still run in lexical order, and a name that is not in
@@ -22,23 +22,23 @@ public struct HookTarget: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The rule that matched (`NETPATH_RULE`); `nil` in dispatcher mode.
-    public var rule: String?
-    public var hooks: Hooks
+    package var rule: String?
+    package var hooks: Hooks
     /// The timeout of each hook run.
-    public var timeout: Duration
+    package var timeout: Duration
 
-    public init(rule: String? = nil, hooks: Hooks = .all, timeout: Duration) {
+    package init(rule: String? = nil, hooks: Hooks = .all, timeout: Duration) {
         self.rule = rule
         self.hooks = hooks
         self.timeout = timeout
     }
 
     /// Every hook, no rule: what an event gets when the configuration has no rules.
-    public static func all(timeout: Duration) -> HookTarget {
+    package static func all(timeout: Duration) -> HookTarget {
         HookTarget(rule: nil, hooks: .all, timeout: timeout)
     }
 
-    public var description: String {
+    package var description: String {
         let which: String
         switch hooks {
         case .all: which = "every hook"

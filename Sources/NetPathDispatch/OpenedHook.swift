@@ -15,20 +15,20 @@
 /// rename, replace or rewrite anything on the way — and they could equally edit the hook itself.
 /// (Before the directories were checked, the runner executed the checked descriptor through
 /// `/proc/PID/fd/N`, which closed the race for the file but gave scripts a useless `$0`.)
-public struct OpenedHook: Hashable, Sendable {
+package struct OpenedHook: Hashable, Sendable {
     /// The file name in the hooks directory (argv[0] of the hook).
-    public let name: String
+    package let name: String
     /// The path that is executed: the hooks directory's resolved path (no symlinks) and ``name``.
-    public let executablePath: String
+    package let executablePath: String
     /// Where the name leads, every symlink followed: the file that was checked.
-    public let resolvedPath: String
+    package let resolvedPath: String
     /// The device and inode of the checked file.
-    public let device: UInt64
-    public let inode: UInt64
+    package let device: UInt64
+    package let inode: UInt64
     /// The checked file's mode, owner and size.
-    public let mode: UInt32
-    public let owner: UInt32
-    public let size: Int64
+    package let mode: UInt32
+    package let owner: UInt32
+    package let size: Int64
 
     init(name: String, directory: String, file: TrustedPath) {
         self.name = name

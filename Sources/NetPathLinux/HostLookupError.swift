@@ -7,30 +7,30 @@ import NetPathCore
 /// if case .failure(let error) = TargetResolver().lookup("vpn.example.org") { print(error) }
 /// // cannot resolve "vpn.example.org": Temporary failure in name resolution
 /// ```
-public struct HostLookupError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct HostLookupError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The name that was looked up.
-    public var host: String
+    package var host: String
     /// The `EAI_*` code `getaddrinfo` returned (`EAI_AGAIN`, `EAI_NONAME`, …); 0 when it returned
     /// no address without an error.
-    public var code: Int32
+    package var code: Int32
     /// What the C library says the code means (`gai_strerror(3)`).
-    public var reason: String
+    package var reason: String
 
-    public init(host: String, code: Int32, reason: String) {
+    package init(host: String, code: Int32, reason: String) {
         self.host = host
         self.code = code
         self.reason = reason
     }
 
     /// The error `getaddrinfo` reported as `code` for `host`.
-    public init(host: String, code: Int32) {
+    package init(host: String, code: Int32) {
         let reason =
             code == 0 ? "no address" : (gai_strerror(code).map { String(cString: $0) } ?? "getaddrinfo error \(code)")
         self.init(host: host, code: code, reason: reason)
     }
 
     /// One line: the host name quoted, control characters escaped.
-    public var description: String {
+    package var description: String {
         "cannot resolve \"\(host.escapingControlCharacters)\": \(reason.escapingControlCharacters)"
     }
 }

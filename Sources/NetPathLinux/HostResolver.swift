@@ -25,22 +25,22 @@ import NetPathCore
 /// resolver.refresh()   // the default route moved: ask again
 /// resolver.stop()
 /// ```
-public final class HostResolver: Sendable {
+package final class HostResolver: Sendable {
     /// How long answers are kept.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How long an answer is used before the name is looked up again.
-        public var answerLifetime: Duration
+        package var answerLifetime: Duration
         /// How long a failure stands before the name is looked up again.
-        public var failureLifetime: Duration
+        package var failureLifetime: Duration
 
-        public init(answerLifetime: Duration = .seconds(60), failureLifetime: Duration = .seconds(10)) {
+        package init(answerLifetime: Duration = .seconds(60), failureLifetime: Duration = .seconds(10)) {
             self.answerLifetime = answerLifetime
             self.failureLifetime = failureLifetime
         }
     }
 
     /// What is known about one host name.
-    public enum Answer: Hashable, Sendable {
+    package enum Answer: Hashable, Sendable {
         /// Not answered yet: the first lookup is running.
         case pending
         /// Its addresses, in `getaddrinfo`'s order.
@@ -50,7 +50,7 @@ public final class HostResolver: Sendable {
     }
 
     /// Looks a name up; may block.
-    public typealias Lookup = @Sendable (String) -> Result<[IPAddress], HostLookupError>
+    package typealias Lookup = @Sendable (String) -> Result<[IPAddress], HostLookupError>
 
     private struct Entry {
         /// Tells this entry's thread from one that followed the same name earlier.
@@ -68,7 +68,7 @@ public final class HostResolver: Sendable {
         var stopped = false
     }
 
-    public let options: Options
+    package let options: Options
     private let lookup: Lookup
     private let onChange: @Sendable () -> Void
     private let logger: Logger
@@ -80,7 +80,7 @@ public final class HostResolver: Sendable {
     ///   - logger: Where a target's new answer or failure is logged.
     ///   - onChange: Called, on a resolver thread, after a followed name's answer changed; it
     ///     must return quickly (post to a queue, say).
-    public init(
+    package init(
         options: Options = Options(),
         lookup: @escaping Lookup = { TargetResolver().lookup($0) },
         logger: Logger = Logger(label: "netpath.resolver"),
@@ -95,7 +95,7 @@ public final class HostResolver: Sendable {
     /// Follows exactly `hosts`: a thread starts for each new name, and the names no longer listed
     /// are dropped (their thread ends once its lookup in progress returns). Address literals
     /// need no lookup and are ignored.
-    public func follow(_ hosts: [String]) {
+    package func follow(_ hosts: [String]) {
         let wanted = Set(hosts.filter { IPAddress($0) == nil })
         let started = state.withLock { state -> [(String, UInt64)] in
             guard !state.stopped else { return [] }
@@ -117,14 +117,14 @@ public final class HostResolver: Sendable {
     }
 
     /// What is known about `host` now; never blocks. A name not followed is ``Answer/pending``.
-    public func answer(for host: String) -> Answer {
+    package func answer(for host: String) -> Answer {
         if let literal = IPAddress(host) { return .resolved([literal]) }
         return state.withLock { $0.entries[host]?.answer ?? .pending }
     }
 
     /// Looks every followed name up again now (the path to the name servers changed), keeping the
     /// current answers until the new ones arrive.
-    public func refresh() {
+    package func refresh() {
         state.withLock { state in
             for host in state.entries.keys { state.entries[host]?.refresh = true }
         }
@@ -132,7 +132,7 @@ public final class HostResolver: Sendable {
     }
 
     /// Follows nothing more; threads end once their lookup in progress returns.
-    public func stop() {
+    package func stop() {
         state.withLock { state in
             state.stopped = true
             state.entries = [:]

@@ -1,19 +1,19 @@
 import NetPathCore
 
 /// A link as the kernel last described it in an `RTM_NEWLINK`.
-public struct LinkRecord: Hashable, Sendable {
-    public var index: Int32
-    public var name: String
+package struct LinkRecord: Hashable, Sendable {
+    package var index: Int32
+    package var name: String
     /// `IFF_*` flags (`IFF_UP` 0x1, `IFF_LOWER_UP` 0x10000, …).
-    public var flags: UInt32
-    public var operState: UInt8
-    public var mtu: UInt32
-    public var mac: String
-    public var arpType: UInt16
+    package var flags: UInt32
+    package var operState: UInt8
+    package var mtu: UInt32
+    package var mac: String
+    package var arpType: UInt16
     /// `IFLA_INFO_KIND`, empty for hardware.
-    public var kind: String
+    package var kind: String
 
-    public init(
+    package init(
         index: Int32,
         name: String,
         flags: UInt32,
@@ -36,11 +36,11 @@ public struct LinkRecord: Hashable, Sendable {
     static let up: UInt32 = 0x1
     static let lowerUp: UInt32 = 0x10000
 
-    public var adminUp: Bool { flags & Self.up != 0 }
-    public var carrier: Bool { flags & Self.lowerUp != 0 }
+    package var adminUp: Bool { flags & Self.up != 0 }
+    package var carrier: Bool { flags & Self.lowerUp != 0 }
 
     /// RFC 2863 operational state names, indexed by `IF_OPER_*`.
-    public var operationalState: Interface.OperationalState {
+    package var operationalState: Interface.OperationalState {
         switch operState {
         case 1: return .notpresent
         case 2: return .down
@@ -54,30 +54,30 @@ public struct LinkRecord: Hashable, Sendable {
 }
 
 /// An address on a link; identity is (link, address, prefix length).
-public struct AddressRecord: Hashable, Sendable {
-    public struct Key: Hashable, Sendable {
-        public var index: Int32
-        public var address: IPAddress
-        public var prefixLength: Int
+package struct AddressRecord: Hashable, Sendable {
+    package struct Key: Hashable, Sendable {
+        package var index: Int32
+        package var address: IPAddress
+        package var prefixLength: Int
     }
 
-    public var index: Int32
-    public var address: InterfaceAddress
+    package var index: Int32
+    package var address: InterfaceAddress
 
-    public init(index: Int32, address: InterfaceAddress) {
+    package init(index: Int32, address: InterfaceAddress) {
         self.index = index
         self.address = address
     }
 
-    public var key: Key { Key(index: index, address: address.address, prefixLength: address.prefixLength) }
+    package var key: Key { Key(index: index, address: address.address, prefixLength: address.prefixLength) }
 }
 
 /// One next hop of a route.
-public struct Nexthop: Hashable, Sendable {
-    public var interfaceIndex: Int32
-    public var gateway: IPAddress?
+package struct Nexthop: Hashable, Sendable {
+    package var interfaceIndex: Int32
+    package var gateway: IPAddress?
 
-    public init(interfaceIndex: Int32, gateway: IPAddress? = nil) {
+    package init(interfaceIndex: Int32, gateway: IPAddress? = nil) {
         self.interfaceIndex = interfaceIndex
         self.gateway = gateway
     }
@@ -87,25 +87,25 @@ public struct Nexthop: Hashable, Sendable {
 ///
 /// libnl's own cache ignores the next hops in route identity, which collapses same-metric
 /// default routes on two links into one entry (libnl-facts.md); here the whole value is the key.
-public struct RouteRecord: Hashable, Sendable {
-    public var family: IPAddress.Family
-    public var table: UInt32
-    public var tos: UInt8
+package struct RouteRecord: Hashable, Sendable {
+    package var family: IPAddress.Family
+    package var table: UInt32
+    package var tos: UInt8
     /// `nil` with `destinationLength` 0 for a default route.
-    public var destination: IPAddress?
-    public var destinationLength: Int
+    package var destination: IPAddress?
+    package var destinationLength: Int
     /// The priority (`ip route`'s `metric`).
-    public var metric: UInt32
+    package var metric: UInt32
     /// `RTN_*` (1 unicast, 2 local, 3 broadcast, …).
-    public var type: UInt8
-    public var nexthops: [Nexthop]
+    package var type: UInt8
+    package var nexthops: [Nexthop]
     /// Not part of identity in the kernel, but needed to mirror silent flushes of routes whose
     /// preferred source address is deleted.
-    public var preferredSource: IPAddress?
-    public var proto: UInt8
-    public var scope: UInt8
+    package var preferredSource: IPAddress?
+    package var proto: UInt8
+    package var scope: UInt8
 
-    public init(
+    package init(
         family: IPAddress.Family,
         table: UInt32,
         tos: UInt8 = 0,
@@ -132,7 +132,7 @@ public struct RouteRecord: Hashable, Sendable {
     }
 
     /// What `NLM_F_REPLACE` replaces, and what an `RTM_DELROUTE` without next hops deletes.
-    public struct Slot: Hashable, Sendable {
+    package struct Slot: Hashable, Sendable {
         var family: IPAddress.Family
         var table: UInt32
         var tos: UInt8
@@ -142,13 +142,13 @@ public struct RouteRecord: Hashable, Sendable {
     }
 
     /// The full identity.
-    public struct Key: Hashable, Sendable {
+    package struct Key: Hashable, Sendable {
         var slot: Slot
         var type: UInt8
         var nexthops: [Nexthop]
     }
 
-    public var slot: Slot {
+    package var slot: Slot {
         Slot(
             family: family,
             table: table,
@@ -159,23 +159,23 @@ public struct RouteRecord: Hashable, Sendable {
         )
     }
 
-    public var key: Key { Key(slot: slot, type: type, nexthops: nexthops) }
+    package var key: Key { Key(slot: slot, type: type, nexthops: nexthops) }
 
-    public var isDefault: Bool { destinationLength == 0 }
+    package var isDefault: Bool { destinationLength == 0 }
 
     /// `RTN_UNICAST`.
-    public var isUnicast: Bool { type == 1 }
+    package var isUnicast: Bool { type == 1 }
 
     /// `RTN_LOCAL`: a route to one of the host's own addresses.
-    public static let localType: UInt8 = 2
+    package static let localType: UInt8 = 2
 
-    public func uses(interface index: Int32) -> Bool {
+    package func uses(interface index: Int32) -> Bool {
         nexthops.contains { $0.interfaceIndex == index }
     }
 }
 
 /// One parsed rtnetlink notification or dump entry.
-public enum KernelMessage: Hashable, Sendable {
+package enum KernelMessage: Hashable, Sendable {
     case newLink(LinkRecord)
     case deleteLink(index: Int32)
     case newAddress(AddressRecord)

@@ -4,9 +4,9 @@ import NetPathCore
 /// What the engine publishes after each batch of kernel messages: links, their addresses and
 /// default routes, and the kernel's own routes to the internet. Small on purpose: the full route table stays inside the engine (a 100,000-route
 /// table copied per change would dominate CPU during a storm).
-public struct KernelSnapshot: Sendable, Equatable {
+package struct KernelSnapshot: Sendable, Equatable {
     /// Why this snapshot was published.
-    public enum Cause: String, Sendable, Equatable {
+    package enum Cause: String, Sendable, Equatable {
         /// The first full dump at start.
         case initialDump = "initial-dump"
         /// Live notifications.
@@ -15,22 +15,22 @@ public struct KernelSnapshot: Sendable, Equatable {
         case resync
     }
 
-    public var links: [LinkRecord]
-    public var addresses: [Int32: [InterfaceAddress]]
-    public var defaultRoutes: [Int32: [DefaultRoute]]
+    package var links: [LinkRecord]
+    package var addresses: [Int32: [InterfaceAddress]]
+    package var defaultRoutes: [Int32: [DefaultRoute]]
     /// The kernel's routes to the internet (`ip route get`, rules applied), per family.
-    public var kernelRoutes: [KernelRoute]
-    public var routeCount: Int
+    package var kernelRoutes: [KernelRoute]
+    package var routeCount: Int
     /// Increases by one per published snapshot.
-    public var generation: UInt64
+    package var generation: UInt64
     /// Wall-clock time at which the batch was read from the socket.
-    public var receivedAt: Date
+    package var receivedAt: Date
     /// Wall-clock time at which the engine handed the snapshot out: when the change left the engine.
-    public var publishedAt: Date
-    public var cause: Cause
-    public var statistics: EngineStatistics
+    package var publishedAt: Date
+    package var cause: Cause
+    package var statistics: EngineStatistics
 
-    public init(
+    package init(
         links: [LinkRecord] = [],
         addresses: [Int32: [InterfaceAddress]] = [:],
         defaultRoutes: [Int32: [DefaultRoute]] = [:],
@@ -56,13 +56,13 @@ public struct KernelSnapshot: Sendable, Equatable {
 }
 
 /// Counters the engine keeps for metrics and tests.
-public struct EngineStatistics: Sendable, Equatable {
+package struct EngineStatistics: Sendable, Equatable {
     /// rtnetlink messages received on the notification socket.
-    public var messages: UInt64 = 0
+    package var messages: UInt64 = 0
     /// Receive-buffer overruns (`ENOBUFS`) detected.
-    public var overruns: UInt64 = 0
+    package var overruns: UInt64 = 0
     /// Full re-dumps done to recover from overruns.
-    public var resyncs: UInt64 = 0
+    package var resyncs: UInt64 = 0
 
-    public init() {}
+    package init() {}
 }

@@ -11,26 +11,26 @@ import NetPathCore
 ///
 /// Routing rules (`ip rule`) are kept too: they decide which tables' default routes count
 /// (``defaultRoutesByInterface()``) and which rule a lookup went through (``rule(choosing:)``).
-public struct KernelTable: Sendable, Equatable {
-    public private(set) var links: [Int32: LinkRecord] = [:]
-    public private(set) var addresses: [AddressRecord.Key: AddressRecord] = [:]
-    public private(set) var routes: [RouteRecord.Key: RouteRecord] = [:]
+package struct KernelTable: Sendable, Equatable {
+    package private(set) var links: [Int32: LinkRecord] = [:]
+    package private(set) var addresses: [AddressRecord.Key: AddressRecord] = [:]
+    package private(set) var routes: [RouteRecord.Key: RouteRecord] = [:]
     /// The keys of default routes, kept apart so a snapshot never scans the whole table.
-    public private(set) var defaultRouteKeys: Set<RouteRecord.Key> = []
+    package private(set) var defaultRouteKeys: Set<RouteRecord.Key> = []
     /// The routing rules of both families.
-    public private(set) var rules: Set<RuleRecord> = []
+    package private(set) var rules: Set<RuleRecord> = []
 
-    public init() {}
+    package init() {}
 
     /// Counts the changes that can change where the kernel routes traffic: a route, a rule or an
     /// address, a link that appears, goes away or changes its admin state. Carrier alone does not
     /// (the kernel keeps a route whose link lost carrier), so the engine need not ask the kernel
     /// again (``RouteLookup``) after a carrier flip.
-    public private(set) var routingGeneration: UInt64 = 0
+    package private(set) var routingGeneration: UInt64 = 0
 
     /// Applies one message; returns whether anything a snapshot shows changed.
     @discardableResult
-    public mutating func apply(_ message: KernelMessage) -> Bool {
+    package mutating func apply(_ message: KernelMessage) -> Bool {
         let routing: Bool
         if case .newLink(let link) = message {
             routing = links[link.index]?.adminUp != link.adminUp
@@ -107,11 +107,11 @@ public struct KernelTable: Sendable, Equatable {
     }
 
     /// The number of routes held.
-    public var routeCount: Int { routes.count }
+    package var routeCount: Int { routes.count }
 
     /// The default routes through each interface, in every table a rule of their family looks
     /// up: a default route in a table no rule reaches carries no traffic.
-    public func defaultRoutesByInterface() -> [Int32: [DefaultRoute]] {
+    package func defaultRoutesByInterface() -> [Int32: [DefaultRoute]] {
         let reachable = [IPAddress.Family.ipv4, .ipv6].map { reachableTables($0) }
         var result: [Int32: [DefaultRoute]] = [:]
         for key in defaultRouteKeys {
@@ -131,7 +131,7 @@ public struct KernelTable: Sendable, Equatable {
     ///
     /// With no rules known for the family (a table built by hand, or a kernel that reports none),
     /// the kernel's default rules are assumed: `main` and `default`.
-    public func reachableTables(_ family: IPAddress.Family) -> Set<UInt32> {
+    package func reachableTables(_ family: IPAddress.Family) -> Set<UInt32> {
         let own = rules.filter { $0.family == family }
         guard !own.isEmpty else { return [DefaultRoute.mainTable, 253] }
         return Set(own.filter { $0.action == .toTable && !$0.l3mdev }.map(\.table))
@@ -141,7 +141,7 @@ public struct KernelTable: Sendable, Equatable {
     /// for `ip route get` (``RuleRecord/matchesPlainTraffic(to:)``): the first `lookup` of that
     /// table whose `suppress_prefixlength` would not have discarded the route. `nil` when no
     /// rule explains it (selectors the walk cannot evaluate, such as a goto loop).
-    public func rule(choosing route: KernelRoute) -> RuleRecord? {
+    package func rule(choosing route: KernelRoute) -> RuleRecord? {
         Self.rule(choosing: route, among: rules)
     }
 
@@ -176,7 +176,7 @@ public struct KernelTable: Sendable, Equatable {
     }
 
     /// The addresses of each interface.
-    public func addressesByInterface() -> [Int32: [InterfaceAddress]] {
+    package func addressesByInterface() -> [Int32: [InterfaceAddress]] {
         var result: [Int32: [InterfaceAddress]] = [:]
         for record in addresses.values { result[record.index, default: []].append(record.address) }
         return result
@@ -184,7 +184,7 @@ public struct KernelTable: Sendable, Equatable {
 
     /// The best unicast route through each interface that covers `address` (longest prefix, then
     /// lowest metric), in the main table. No packet is sent: this reads the mirrored table.
-    public func routesCovering(_ address: IPAddress, table: UInt32 = DefaultRoute.mainTable) -> [Int32: RouteRecord] {
+    package func routesCovering(_ address: IPAddress, table: UInt32 = DefaultRoute.mainTable) -> [Int32: RouteRecord] {
         var best: [Int32: RouteRecord] = [:]
         for route in routes.values where route.table == table && route.isUnicast && route.family == address.family {
             if let destination = route.destination {

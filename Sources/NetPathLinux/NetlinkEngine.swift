@@ -16,6 +16,9 @@ import Synchronization
 /// snapshot. On a receive-buffer overrun it drains the socket, re-dumps everything and publishes
 /// the result, so its state converges on the kernel's.
 ///
+/// A program that imports NetPath uses it through `KernelPathSource`, whose initialiser takes its
+/// ``Options``; starting and reading it is the package's own business:
+///
 /// ```swift
 /// let engine = NetlinkEngine()
 /// let snapshots = try engine.start()     // yields the initial dump first
@@ -59,17 +62,17 @@ public final class NetlinkEngine: Sendable {
     }
 
     /// The options the engine was created with.
-    public let options: Options
+    package let options: Options
 
     /// How many unread snapshots the stream keeps. Each is a full state, so dropping the oldest
     /// under a long lag still lets the consumer diff correctly; it only merges transitions.
-    public static let bufferedSnapshots = 64
+    package static let bufferedSnapshots = 64
     private let shared = Mutex(Shared())
     // The eventfd that wakes the thread to stop, and the thread itself; set once in start().
     private let control = Mutex<(wakeFD: Int32, thread: pthread_t?)>((-1, nil))
 
     /// An engine that has not started: ``start()`` opens the sockets and starts its thread.
-    public init(options: Options = Options()) {
+    package init(options: Options = Options()) {
         self.options = options
     }
 
@@ -81,7 +84,7 @@ public final class NetlinkEngine: Sendable {
     ///   unread snapshots are kept, so a consumer that lags briefly still sees every transition;
     ///   one that falls further behind loses the oldest, never the latest.
     /// - Throws: ``NetlinkError`` when the namespace, the sockets or the first dump fail.
-    public func start() throws(NetlinkError) -> AsyncStream<KernelSnapshot> {
+    package func start() throws(NetlinkError) -> AsyncStream<KernelSnapshot> {
         let (stream, continuation) = AsyncStream<KernelSnapshot>.makeStream(
             bufferingPolicy: .bufferingNewest(Self.bufferedSnapshots)
         )
@@ -116,7 +119,7 @@ public final class NetlinkEngine: Sendable {
     }
 
     /// Stops the thread, closes its sockets and finishes the stream. Idempotent.
-    public func stop() {
+    package func stop() {
         let (wakeFD, thread) = control.withLock { state in
             defer { state = (-1, nil) }
             return state
@@ -129,14 +132,14 @@ public final class NetlinkEngine: Sendable {
     }
 
     /// Whether the engine thread is running its loop (for a watchdog).
-    public var isRunning: Bool { shared.withLock { $0.running } }
+    package var isRunning: Bool { shared.withLock { $0.running } }
 
     /// The counters so far.
-    public var statistics: EngineStatistics { shared.withLock { $0.statistics } }
+    package var statistics: EngineStatistics { shared.withLock { $0.statistics } }
 
     /// A copy of the full mirrored table (links, addresses and every route). Meant for tests and
     /// diagnostics: copying is O(1), but the engine's next change then copies the table once.
-    public func table() -> KernelTable { shared.withLock { $0.table } }
+    package func table() -> KernelTable { shared.withLock { $0.table } }
 
     // MARK: - The engine thread
 
@@ -367,7 +370,7 @@ public final class NetlinkEngine: Sendable {
 
     /// The current state as a snapshot (the last published generation), for a reader that asks
     /// rather than follows the stream.
-    public func snapshot() -> KernelSnapshot {
+    package func snapshot() -> KernelSnapshot {
         shared.withLock { Self.snapshot(of: $0, cause: .update, at: Date()) }
     }
 

@@ -40,14 +40,14 @@ import Synchronization
 ///     try await editor.changeMetric(of: route, to: 100)
 /// }
 /// ```
-public final class NetlinkRouteEditor: RouteEditor {
+package final class NetlinkRouteEditor: RouteEditor {
     private let socket: Mutex<RouteSocket>
 
     /// Opens a routing socket in the caller's network namespace, or in `namespace`
     /// (`/run/netns/NAME`, or an absolute path to a namespace file).
     ///
     /// - Throws: ``NetlinkError`` when the namespace or the socket cannot be opened.
-    public init(namespace: String? = nil) throws(NetlinkError) {
+    package init(namespace: String? = nil) throws(NetlinkError) {
         let opened: RouteSocket
         if let namespace {
             opened = try OSThread.run(in: namespace) { () throws(NetlinkError) in try RouteSocket() }
@@ -57,14 +57,14 @@ public final class NetlinkRouteEditor: RouteEditor {
         socket = Mutex(opened)
     }
 
-    public func defaultRoutes() async throws -> [RouteEntry] {
+    package func defaultRoutes() async throws -> [RouteEntry] {
         try socket.withLock { socket throws(NetlinkError) in
             let routes = try socket.dumpDefaultRoutes()
             return routes.compactMap(\.entry).sorted()
         }
     }
 
-    public func changeMetric(of route: RouteEntry, to metric: UInt32) async throws {
+    package func changeMetric(of route: RouteEntry, to metric: UInt32) async throws {
         guard metric != route.route.metric else { return }
         try socket.withLock { socket throws(RouteEditorError) in
             let routes: [RouteObject]

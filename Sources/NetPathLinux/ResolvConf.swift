@@ -1,7 +1,7 @@
 import NetPathCore
 
 /// The DNS servers of `resolv.conf(5)`, for ``NetworkPath/supportsDNS``.
-public enum ResolvConf {
+package enum ResolvConf {
     /// The `nameserver` addresses in the file at `path`, in file order.
     ///
     /// Follows glibc's reading of the file: a line whose first non-blank character is `#` or `;` is
@@ -13,13 +13,13 @@ public enum ResolvConf {
     /// - Note: glibc queries only the first three servers (`MAXNS`); all are returned here, and
     ///   deciding what to do with the rest is the caller's business.
     /// - Parameter path: the file to read; a fixture in tests.
-    public static func nameservers(path: String = "/etc/resolv.conf") -> [IPAddress] {
+    package static func nameservers(path: String = "/etc/resolv.conf") -> [IPAddress] {
         guard let bytes = SmallFile.read(path, limit: 1 << 20) else { return [] }
         return nameservers(parsing: String(decoding: bytes, as: UTF8.self))
     }
 
     /// The `nameserver` addresses in `text`, the contents of a `resolv.conf` file.
-    public static func nameservers(parsing text: String) -> [IPAddress] {
+    package static func nameservers(parsing text: String) -> [IPAddress] {
         var servers: [IPAddress] = []
         for line in text.split(whereSeparator: \.isNewline) {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })

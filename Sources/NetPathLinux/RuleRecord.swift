@@ -4,9 +4,9 @@ import NetPathCore
 ///
 /// The whole value is its identity: the kernel refuses a second rule equal in every selector, and
 /// an `RTM_DELRULE` notification repeats the whole rule.
-public struct RuleRecord: Hashable, Sendable {
+package struct RuleRecord: Hashable, Sendable {
     /// `FR_ACT_*`: what a matching rule does.
-    public enum Action: UInt8, Hashable, Sendable {
+    package enum Action: UInt8, Hashable, Sendable {
         case unspecified = 0
         /// `lookup TABLE`.
         case toTable = 1
@@ -18,43 +18,43 @@ public struct RuleRecord: Hashable, Sendable {
         case prohibit = 8
     }
 
-    public var family: IPAddress.Family
-    public var priority: UInt32
-    public var action: Action
-    public var table: UInt32
-    public var gotoTarget: UInt32
+    package var family: IPAddress.Family
+    package var priority: UInt32
+    package var action: Action
+    package var table: UInt32
+    package var gotoTarget: UInt32
     /// `not`: the selectors' verdict is inverted (`FIB_RULE_INVERT`).
-    public var inverted: Bool
-    public var source: IPAddress?
-    public var sourceLength: Int
-    public var destination: IPAddress?
-    public var destinationLength: Int
-    public var tos: UInt8
+    package var inverted: Bool
+    package var source: IPAddress?
+    package var sourceLength: Int
+    package var destination: IPAddress?
+    package var destinationLength: Int
+    package var tos: UInt8
     /// `fwmark MARK/MASK`.
-    public struct Mark: Hashable, Sendable {
-        public var value: UInt32
-        public var mask: UInt32
+    package struct Mark: Hashable, Sendable {
+        package var value: UInt32
+        package var mask: UInt32
 
-        public init(value: UInt32, mask: UInt32 = .max) {
+        package init(value: UInt32, mask: UInt32 = .max) {
             self.value = value
             self.mask = mask
         }
     }
 
     /// The firewall mark the rule selects, when it has one.
-    public var mark: Mark?
-    public var inputInterface: String
-    public var outputInterface: String
+    package var mark: Mark?
+    package var inputInterface: String
+    package var outputInterface: String
     /// `suppress_prefixlength N`: a looked-up route this specific or less is ignored.
-    public var suppressPrefixLength: Int?
-    public var suppressInterfaceGroup: Int?
-    public var l3mdev: Bool
-    public var uidRange: ClosedRange<UInt32>?
-    public var ipProtocol: UInt8
+    package var suppressPrefixLength: Int?
+    package var suppressInterfaceGroup: Int?
+    package var l3mdev: Bool
+    package var uidRange: ClosedRange<UInt32>?
+    package var ipProtocol: UInt8
     /// A source or destination port range (`sport`, `dport`) is set.
-    public var hasPortRange: Bool
+    package var hasPortRange: Bool
 
-    public init(
+    package init(
         family: IPAddress.Family,
         priority: UInt32,
         action: Action = .toTable,
@@ -114,7 +114,7 @@ public struct RuleRecord: Hashable, Sendable {
     }
 
     /// The rule as `ip rule` prints it, after the priority.
-    public var selector: String {
+    package var selector: String {
         var parts: [String] = []
         if inverted { parts.append("not") }
         parts.append("from " + (sourceLength == 0 ? "all" : "\(source.map(\.description) ?? "?")/\(sourceLength)"))

@@ -3,17 +3,17 @@ import NetPathCore
 import Synchronization
 
 /// One observation of the host: the ``SystemState`` and when and why it was taken.
-public struct SystemUpdate: Sendable {
-    public var state: SystemState
+package struct SystemUpdate: Sendable {
+    package var state: SystemState
     /// When the kernel messages behind it were read.
-    public var time: Date
+    package var time: Date
     /// When the engine handed the snapshot out.
-    public var publishedAt: Date
-    public var cause: KernelSnapshot.Cause
-    public var statistics: EngineStatistics
-    public var routeCount: Int
+    package var publishedAt: Date
+    package var cause: KernelSnapshot.Cause
+    package var statistics: EngineStatistics
+    package var routeCount: Int
     /// The snapshot's generation: increases by one per snapshot the engine publishes.
-    public var generation: UInt64
+    package var generation: UInt64
 }
 
 /// The kernel, observed: a ``NetlinkEngine`` whose snapshots are classified into ``SystemState``s.
@@ -32,13 +32,13 @@ public struct SystemUpdate: Sendable {
 /// route to the internet, or the name servers themselves. The resolver can also follow names that
 /// are not targets (``setFollowedHosts(_:)``: a library's host monitors), refreshed on the same
 /// changes.
-public final class SystemObserver: Sendable {
-    public let engine: NetlinkEngine
+package final class SystemObserver: Sendable {
+    package let engine: NetlinkEngine
     private let builder: Mutex<SystemStateBuilder>
     private let names: Mutex<Names>
     private let resolver = TargetResolver()
     /// Resolves host-name targets off the caller's thread; `nil` resolves them inline.
-    public let hosts: HostResolver?
+    package let hosts: HostResolver?
     /// What the last update's lookups depended on; a change asks ``hosts`` to look up again.
     private let lookupPath = Mutex<LookupPath?>(nil)
 
@@ -63,7 +63,7 @@ public final class SystemObserver: Sendable {
     ///   - targets: policy targets whose reachability each state carries.
     ///   - hosts: resolves host-name targets off the caller's thread; `nil` resolves them with
     ///     `getaddrinfo` inside ``update(from:)``.
-    public init(
+    package init(
         engine: NetlinkEngine = NetlinkEngine(),
         builder: SystemStateBuilder = SystemStateBuilder(),
         targets: [String] = [],
@@ -77,12 +77,12 @@ public final class SystemObserver: Sendable {
     }
 
     /// Replaces the classification overrides (a config reload); applies from the next update.
-    public func setOverrides(_ overrides: [InterfaceOverride]) {
+    package func setOverrides(_ overrides: [InterfaceOverride]) {
         builder.withLock { $0.classifier = InterfaceClassifier(overrides: overrides) }
     }
 
     /// Replaces the targets (a config reload); applies from the next update.
-    public func setTargets(_ newTargets: [String]) {
+    package func setTargets(_ newTargets: [String]) {
         // Under the lock: concurrent callers cannot leave the resolver following an older set.
         names.withLock { names in
             names.targets = newTargets
@@ -93,7 +93,7 @@ public final class SystemObserver: Sendable {
     /// Has ``hosts`` resolve `names` besides the targets (they are not evaluated as targets; read
     /// their answers from ``hosts``), and look them up again on the same path changes. Without a
     /// resolver it does nothing.
-    public func setFollowedHosts(_ newNames: [String]) {
+    package func setFollowedHosts(_ newNames: [String]) {
         names.withLock { names in
             names.others = newNames
             hosts?.follow(names.all)
@@ -101,13 +101,13 @@ public final class SystemObserver: Sendable {
     }
 
     /// Starts the engine. The first update is the initial dump, available at once.
-    public func start() throws(NetlinkError) -> AsyncMapSequence<AsyncStream<KernelSnapshot>, SystemUpdate> {
+    package func start() throws(NetlinkError) -> AsyncMapSequence<AsyncStream<KernelSnapshot>, SystemUpdate> {
         let snapshots = try engine.start()
         return snapshots.map { [self] snapshot in self.update(from: snapshot) }
     }
 
     /// Builds the update for one snapshot (also used to classify the first snapshot synchronously).
-    public func update(from snapshot: KernelSnapshot) -> SystemUpdate {
+    package func update(from snapshot: KernelSnapshot) -> SystemUpdate {
         let (wanted, following) = names.withLock { ($0.targets, !$0.targets.isEmpty || !$0.others.isEmpty) }
         var reachability: [String: SystemState.TargetReachability] = [:]
         if !wanted.isEmpty {
@@ -149,5 +149,5 @@ public final class SystemObserver: Sendable {
     }
 
     /// Stops the engine; the sequence from ``start()`` ends.
-    public func stop() { engine.stop() }
+    package func stop() { engine.stop() }
 }

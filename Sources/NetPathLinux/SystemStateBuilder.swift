@@ -52,7 +52,7 @@ public struct SystemStateBuilder: Sendable {
     }
 
     /// The system state for `snapshot`, with `targets` (from `TargetResolver`) attached.
-    public mutating func state(from snapshot: KernelSnapshot, targets: [String: SystemState.TargetReachability] = [:])
+    package mutating func state(from snapshot: KernelSnapshot, targets: [String: SystemState.TargetReachability] = [:])
         -> SystemState
     {
         var seen: [Int32: LinkFacts] = [:]

@@ -8,11 +8,11 @@ import NetPathCore
 /// (seconds per attempt when they do not answer): call ``reachability(of:in:)`` and ``resolve(_:)``
 /// only where blocking is fine, and use a ``HostResolver`` where it is not. An address literal is
 /// used as is.
-public struct TargetResolver: Sendable {
-    public init() {}
+package struct TargetResolver: Sendable {
+    package init() {}
 
     /// The reachability of `target` given `table`; resolves a host name on the caller's thread.
-    public func reachability(of target: String, in table: KernelTable) -> SystemState.TargetReachability {
+    package func reachability(of target: String, in table: KernelTable) -> SystemState.TargetReachability {
         switch lookup(target) {
         case .success(let addresses): reachability(of: addresses, in: table)
         case .failure(let error): .init(addresses: [], routes: [], resolution: .failed(reason: error.reason))
@@ -20,7 +20,7 @@ public struct TargetResolver: Sendable {
     }
 
     /// The reachability of a target already resolved to `addresses` (the first one counts) given `table`.
-    public func reachability(of addresses: [IPAddress], in table: KernelTable) -> SystemState.TargetReachability {
+    package func reachability(of addresses: [IPAddress], in table: KernelTable) -> SystemState.TargetReachability {
         guard let address = addresses.first else {
             return .init(addresses: [], routes: [], resolution: .failed(reason: "no address"))
         }
@@ -37,13 +37,13 @@ public struct TargetResolver: Sendable {
 
     /// The addresses of `host`: itself when it is an address literal, else what `getaddrinfo`
     /// says; empty when it fails.
-    public func resolve(_ host: String) -> [IPAddress] {
+    package func resolve(_ host: String) -> [IPAddress] {
         (try? lookup(host).get()) ?? []
     }
 
     /// The addresses of `host` (itself when it is an address literal), or why there are none.
     /// Blocks while `getaddrinfo` waits for the name servers.
-    public func lookup(_ host: String) -> Result<[IPAddress], HostLookupError> {
+    package func lookup(_ host: String) -> Result<[IPAddress], HostLookupError> {
         if let literal = IPAddress(host) { return .success([literal]) }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
