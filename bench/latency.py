@@ -33,6 +33,33 @@ def run_toggles(toggle, namespace, link, count, gap_ms):
     return toggles
 
 
+def toggle_kinds(args, kinds):
+    """Toggles each (kind, namespace, link) in turn, warm-up toggles first; returns the measured
+    toggles per kind and the machine's load meanwhile."""
+    runs = {}
+    load = MachineLoad().start()
+    for kind, namespace, link in kinds:
+        toggles = run_toggles(args.toggle, namespace, link, args.warmup + args.count, args.gap_ms)
+        runs[kind] = toggles[args.warmup:]
+        time.sleep(0.5)  # let the last change's lines arrive before the next kind starts
+    return runs, load.stop()
+
+
+def exit_if_any_exited(listeners):
+    for name, proc in listeners.items():
+        if proc.poll() is not None:
+            sys.exit(f"{name} exited early with status {proc.returncode}")
+
+
+def per_kind(runs, readers, in_process, gap_ns):
+    """Each kind's latencies: per listener (arrival of its lines) and per in-process stamp."""
+    return {
+        kind: {name: summarize(match(toggles, [t for t, _ in reader.lines], gap_ns)) for name, reader in readers.items()}
+        | {"in_process": {name: summarize(match(toggles, times, gap_ns)) for name, times in in_process.items()}}
+        for kind, toggles in runs.items()
+    }
+
+
 def match(toggles, times, gap_ns):
     """Latency (ns) of the first time after each toggle, None where none came before the next."""
     times = sorted(times)
@@ -130,16 +157,9 @@ def main():
 
         gap_ns = args.gap_ms * 1_000_000
         results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "kinds": {}}
-        runs = {}
-        load = MachineLoad().start()
-        for kind, namespace, link in (("admin", args.ns, args.link), ("carrier", args.peer_ns, args.peer_link)):
-            toggles = run_toggles(args.toggle, namespace, link, args.warmup + args.count, args.gap_ms)
-            runs[kind] = toggles[args.warmup:]
-            time.sleep(0.5)  # let the last change's lines arrive before the next kind starts
-        results["machine_load"] = load.stop()
-        for name, proc in listeners.items():
-            if proc.poll() is not None:
-                sys.exit(f"{name} exited early with status {proc.returncode}")
+        runs, results["machine_load"] = toggle_kinds(
+            args, (("admin", args.ns, args.link), ("carrier", args.peer_ns, args.peer_link)))
+        exit_if_any_exited(listeners)
     finally:
         for proc in listeners.values():
             stop(proc)
@@ -155,14 +175,7 @@ def main():
         "netpathctl: left the engine (published_ns)": published,
         "netpathctl: events written (emitted_ns)": emitted,
     }
-    for kind, toggles in runs.items():
-        results["kinds"][kind] = {}
-        for name, reader in readers.items():
-            latencies = match(toggles, [arrival for arrival, _ in reader.lines], gap_ns)
-            results["kinds"][kind][name] = summarize(latencies)
-        results["kinds"][kind]["in_process"] = {
-            name: summarize(match(toggles, times, gap_ns)) for name, times in in_process.items()
-        }
+    results["kinds"] = per_kind(runs, readers, in_process, gap_ns)
 
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)

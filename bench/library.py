@@ -22,8 +22,8 @@ import json
 import sys
 import time
 
-from common import LineReader, MachineLoad, cpu_ticks, in_ns, pss_kib, spawn, status_kib, stop, ticks_to_ms
-from latency import ip_stamps, match, run_toggles, summarize
+from common import LineReader, cpu_ticks, in_ns, pss_kib, spawn, status_kib, stop, ticks_to_ms
+from latency import exit_if_any_exited, ip_stamps, per_kind, toggle_kinds
 
 
 def handler_stamps(lines):
@@ -57,16 +57,9 @@ def latency(args):
         time.sleep(1.0)
         gap_ns = args.gap_ms * 1_000_000
         result = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "kinds": {}}
-        runs = {}
-        load = MachineLoad().start()
-        for kind, namespace, link in (("admin", args.ns, args.link), ("carrier", args.peer_ns, args.peer_link)):
-            toggles = run_toggles(args.toggle, namespace, link, args.warmup + args.count, args.gap_ms)
-            runs[kind] = toggles[args.warmup:]
-            time.sleep(0.5)
-        result["machine_load"] = load.stop()
-        for name, proc in listeners.items():
-            if proc.poll() is not None:
-                sys.exit(f"{name} exited early with status {proc.returncode}")
+        runs, result["machine_load"] = toggle_kinds(
+            args, (("admin", args.ns, args.link), ("carrier", args.peer_ns, args.peer_link)))
+        exit_if_any_exited(listeners)
     finally:
         for proc in listeners.values():
             stop(proc)
@@ -74,10 +67,7 @@ def latency(args):
         "ip monitor: -ts stamp": ip_stamps(readers["ip monitor"].lines),
         "NWPathMonitor: handler called": handler_stamps(readers["NWPathMonitor"].lines),
     }
-    for kind, toggles in runs.items():
-        per = {name: summarize(match(toggles, [t for t, _ in reader.lines], gap_ns)) for name, reader in readers.items()}
-        per["in_process"] = {name: summarize(match(toggles, stamps, gap_ns)) for name, stamps in in_process.items()}
-        result["kinds"][kind] = per
+    result["kinds"] = per_kind(runs, readers, in_process, gap_ns)
     return result
 
 

@@ -6,16 +6,10 @@
 # module, keeping from a scoped re-export only the named declaration and its members, the
 # way build-support/public-surface.sh counts them. Fails on any DocC warning.
 set -eu
-bin=$(swift build --show-bin-path)
 work=.build/docs/symbol-graphs
-rm -rf .build/docs && mkdir -p "$work/raw" "$work/NetPath" "$work/Network"
-exports="NetPath $(sed -nE 's/^@_exported import (class |struct |enum |protocol |typealias |func |var )?([A-Za-z.]+).*/\2/p' Sources/NetPath/Exports.swift)"
-for module in $(printf '%s\n' $exports Network | cut -d. -f1 | sort -u); do
-    swift-symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
-        -I "$bin/Modules" -I Sources/CNetlink -I "$bin/CLinux.build" -I .build/checkouts/swift-system/Sources/CSystem/include $(pkg-config --cflags-only-I libnl-route-3.0 | sed 's/-I/-Xcc -I/g') \
-        -minimum-access-level public -skip-inherited-docs -output-dir "$work/raw"
-done
-cp "$work/raw"/Network*.symbols.json "$work/Network/"
+rm -rf .build/docs && mkdir -p "$work/NetPath" "$work/Network"
+exports=$(build-support/symbol-graphs.sh "$work/raw" -skip-inherited-docs -- Network)
+cp "$work/raw"/Network/Network*.symbols.json "$work/Network/"
 python3 - "$work" $exports <<'PY'
 import json, os, sys
 work, exports = sys.argv[1], sys.argv[2:]
@@ -25,11 +19,12 @@ for e in exports:
     if "." in e:
         module, name = e.split(".", 1)
         scoped.setdefault(module, set()).add(name)
-for name in sorted(os.listdir(os.path.join(work, "raw"))):
+raw = os.path.join(work, "raw")
+for name, folder in sorted((n, d) for d in os.listdir(raw) for n in os.listdir(os.path.join(raw, d))):
     module = name.split(".")[0].split("@")[0]
     if module == "Network" or (module not in whole and module not in scoped):
         continue
-    graph = json.load(open(os.path.join(work, "raw", name)))
+    graph = json.load(open(os.path.join(raw, folder, name)))
     if module in scoped:
         keep = {s["identifier"]["precise"] for s in graph["symbols"] if s["pathComponents"][0] in scoped[module]}
         graph["symbols"] = [s for s in graph["symbols"] if s["identifier"]["precise"] in keep]

@@ -7,17 +7,9 @@
 #   build-support/public-surface.sh            the count, and how many lack a /// comment
 #   VERBOSE=1 build-support/public-surface.sh  and the undocumented ones, by file and line
 set -eu
-bin=$(swift build --show-bin-path)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# "NetPath" and every `@_exported import [kind] Module[.Name]` line: "Module" or "Module.Name".
-exports="NetPath $(sed -nE 's/^@_exported import (class |struct |enum |protocol |typealias |func |var )?([A-Za-z.]+).*/\2/p' Sources/NetPath/Exports.swift)"
-for module in $(printf '%s\n' $exports | cut -d. -f1 | sort -u); do
-    mkdir -p "$out/$module"
-    swift-symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
-        -I "$bin/Modules" -I Sources/CNetlink -I "$bin/CLinux.build" -I .build/checkouts/swift-system/Sources/CSystem/include $(pkg-config --cflags-only-I libnl-route-3.0 | sed 's/-I/-Xcc -I/g') \
-        -minimum-access-level public -output-dir "$out/$module" >/dev/null
-done
+exports=$(build-support/symbol-graphs.sh "$out")
 python3 - "$out" $exports <<'PY'
 import json, os, sys
 out, exports = sys.argv[1], sys.argv[2:]
