@@ -171,6 +171,27 @@ def by_direction(toggles, latencies):
     return out
 
 
+def toggles_after_batches(args):
+    """Issue 14: the first change right after a large route batch. --batches times, `ip -batch`
+    adds (then, the next time, deletes) --batch-routes blackhole /32 routes in the watched
+    namespace, and the peer's carrier is toggled the moment it exits (down, then up 40 ms later
+    so the link ends as it started); each batch's first toggle is measured."""
+    toggles = []
+    for batch in range(args.batches):
+        verb = "add" if batch % 2 == 0 else "del"
+        script = "".join(f"route {verb} blackhole 10.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}/32\n"
+                         for i in range(args.batch_routes))
+        subprocess.run(in_ns(args.ns, ["ip", "-batch", "-"]), input=script, text=True, check=True)
+        toggles.append(run_toggles(args.toggle, args.peer_ns, args.peer_link, 2, args.gap_ms)[0])
+        time.sleep(0.5)
+    # One batch more when the count was odd: nothing may be left behind in the namespace.
+    if args.batches % 2:
+        script = "".join(f"route del blackhole 10.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}/32\n"
+                         for i in range(args.batch_routes))
+        subprocess.run(in_ns(args.ns, ["ip", "-batch", "-"]), input=script, text=True, check=True)
+    return toggles
+
+
 def runner_arguments(description, listeners, count, count_help):
     """The command line bench/hooks.py and bench/hooktrace.py share: namespaces, link, which
     runner, the binaries and helpers, the toggles. Parsed; --count and --warmup checked even."""
@@ -189,6 +210,9 @@ def runner_arguments(description, listeners, count, count_help):
     ap.add_argument("--count", type=int, default=count, help=count_help)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--gap-ms", type=int, default=40)
+    ap.add_argument("--batch-routes", type=int, default=0,
+                    help="(bench/hooks.py) also measure the first change right after an `ip -batch` of this many routes")
+    ap.add_argument("--batches", type=int, default=6, help="(bench/hooks.py) how many such batches")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.count % 2 or args.warmup % 2:
@@ -232,7 +256,8 @@ def main():
 
     listeners = [listeners[["ip", "netplug", "netpathd", "netpathd-link"].index(args.listener)]]
     gap_ns = args.gap_ms * 1_000_000
-    results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "hook": open(hook).read(),
+    results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "batch_routes": args.batch_routes,
+               "batches": args.batches, "hook": open(hook).read(),
                "netpathd_config": open(config).read(), "listeners": {}}
     try:
         for listener in listeners:
@@ -246,6 +271,8 @@ def main():
                 toggles = run_toggles(args.toggle, namespace, link, args.warmup + args.count, args.gap_ms)
                 runs[kind] = toggles[args.warmup:]
                 time.sleep(0.5)
+            if args.batch_routes:
+                runs["after-batch"] = toggles_after_batches(args)
             if not listener.alive():
                 sys.exit(f"{listener.name} exited early: " + open(listener.log).read()[-2000:])
             listener.stop()

@@ -21,7 +21,8 @@
 # `make install` installs; `make bench` builds it first), TOGGLES (per kind, default 400),
 # GAP_MS (default 30), ROUTES (default 100000), HOOK_TOGGLES (per kind and hook runner, default
 # 200), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
-# default 100), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
+# default 100), HOOK_BATCH_ROUTES / HOOK_BATCHES (the first change right after an `ip -batch` of
+# that many routes, that many times; default 100000 / 6; 0 routes to skip), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
 # phases, wait up to QUIET_TIMEOUT for the shared machine to be under QUIET_MAX_BUSY % busy.
 set -euo pipefail
 
@@ -37,6 +38,8 @@ QUIET_MAX_BUSY=${QUIET_MAX_BUSY:-25}
 HOOK_TOGGLES=${HOOK_TOGGLES:-200}
 HOOK_GAP_MS=${HOOK_GAP_MS:-40}
 HOOK_TRACE_TOGGLES=${HOOK_TRACE_TOGGLES:-100}
+HOOK_BATCH_ROUTES=${HOOK_BATCH_ROUTES:-100000}
+HOOK_BATCHES=${HOOK_BATCHES:-6}
 NETPATHD=$(realpath "$BUILD_DIR/netpathd")
 NETWORK_EXAMPLE=$(realpath "$BUILD_DIR/network-monitor-example")
 
@@ -109,7 +112,8 @@ for runner in ip netplug netpathd netpathd-link; do
     add_veth "$ns" "$ns-p"
     run python3 bench/hooks.py --listener "$runner" --ns "$ns" --peer-ns "$ns-p" --link npb0 --peer-link npb1 \
         --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
-        --work "$RESULTS/hooks-$runner" --count "$HOOK_TOGGLES" --gap-ms "$HOOK_GAP_MS" --out "$RESULTS/hooks-$runner.json"
+        --work "$RESULTS/hooks-$runner" --count "$HOOK_TOGGLES" --gap-ms "$HOOK_GAP_MS" --out "$RESULTS/hooks-$runner.json" \
+        --batch-routes "$HOOK_BATCH_ROUTES" --batches "$HOOK_BATCHES"
     delete_ns "$ns"
     delete_ns "$ns-p"
 done
