@@ -106,6 +106,20 @@ package final class SystemObserver: Sendable {
         return snapshots.map { [self] snapshot in self.update(from: snapshot) }
     }
 
+    /// Starts the engine, whose own thread builds each update, starting with the initial dump,
+    /// and hands it to `handle`: nothing sits between the kernel and the caller, not even a
+    /// thread hop (`netpathctl monitor --local`). `handle` runs on the engine's thread, so what it
+    /// does delays the engine's next read; a caller that may block long wants ``start()``.
+    /// `finished` is called once the engine has stopped.
+    package func start(
+        handling handle: @escaping @Sendable (SystemUpdate) -> Void,
+        finished: @escaping @Sendable () -> Void
+    ) throws(NetlinkError) {
+        try engine.start(
+            delivering: SnapshotDelivery(deliver: { [self] snapshot in handle(update(from: snapshot)) }, finish: finished)
+        )
+    }
+
     /// Builds the update for one snapshot (also used to classify the first snapshot synchronously).
     package func update(from snapshot: KernelSnapshot) -> SystemUpdate {
         let (wanted, following) = names.withLock { ($0.targets, !$0.targets.isEmpty || !$0.others.isEmpty) }

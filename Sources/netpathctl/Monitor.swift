@@ -5,6 +5,7 @@ import NetPathConfig
 import NetPathControl
 import NetPathCore
 import NetPathLinux
+import Synchronization
 
 extension Netpathctl {
     struct Monitor: AsyncParsableCommand {
@@ -49,34 +50,93 @@ extension Netpathctl {
             guard source.local else { return try followAgent() }
             let configuration = try config.load().configuration
             let observer = source.observer(for: configuration)
-            var tracker = PathTracker(policies: configuration.policies)
-            var first = true
-            let recorder = try record.map { try TraceWriter(path: $0) }
-            for await update in try observer.start() {
-                // After this update's events are out (its emitted_ns says when).
-                defer { if benchSnapshots { BenchSnapshotLine.write(update) } }
-                try recorder?.append(Trace.Record(time: update.time, state: update.state))
-                let events: [Event]
-                if first {
-                    // Adopt the current state silently: monitor reports changes, like ip monitor.
-                    _ = tracker.start(with: update.state, at: update.time)
-                    first = false
-                    // On stderr even with --json: scripts can wait for it, and stdout stays pure JSON.
-                    FileOutput.write("monitoring \(update.state.interfaces.count) interfaces; Ctrl-C to stop\n", to: 2)
-                    continue
-                }
-                events = tracker.update(to: update.state, at: update.time)
-                // Each line is written as soon as it is encoded: a reader sees the first event of
-                // a batch without waiting for the rest to be encoded.
-                for event in events {
-                    if json {
-                        FileOutput.write(try JSONCoding.line(event) + "\n")
-                    } else {
-                        FileOutput.write(EventRenderer.line(event) + "\n")
-                    }
-                }
-            }
+            let session = LocalMonitorSession(
+                tracker: PathTracker(policies: configuration.policies),
+                json: json,
+                recorder: try record.map { try TraceWriter(path: $0) },
+                benchSnapshots: benchSnapshots,
+                stop: { observer.engine.stop() }
+            )
+            // The engine's thread classifies, diffs and writes each change itself: the first line
+            // of a change leaves without a thread hop (issue 14; BENCHMARKS.md).
+            try observer.start(handling: { session.handle($0) }, finished: { session.finish() })
+            try await session.ended()
         }
+    }
+}
+
+/// `monitor --local`'s state, touched only on the engine's thread (``handle(_:)``) until the
+/// engine has stopped (``finish()``); ``ended()`` waits for that.
+private final class LocalMonitorSession: @unchecked Sendable {
+    private var tracker: PathTracker
+    private let json: Bool
+    private let recorder: TraceWriter?
+    private let benchSnapshots: Bool
+    private let stop: @Sendable () -> Void
+    private var first = true
+    private var failure: (any Error)?
+    private let end = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    init(
+        tracker: PathTracker,
+        json: Bool,
+        recorder: TraceWriter?,
+        benchSnapshots: Bool,
+        stop: @escaping @Sendable () -> Void
+    ) {
+        self.tracker = tracker
+        self.json = json
+        self.recorder = recorder
+        self.benchSnapshots = benchSnapshots
+        self.stop = stop
+    }
+
+    /// One update, on the engine's thread.
+    func handle(_ update: SystemUpdate) {
+        guard failure == nil else { return }
+        // After this update's events are out (its emitted_ns says when).
+        defer { if benchSnapshots { BenchSnapshotLine.write(update) } }
+        do {
+            try recorder?.append(Trace.Record(time: update.time, state: update.state))
+            if first {
+                // Adopt the current state silently: monitor reports changes, like ip monitor.
+                _ = tracker.start(with: update.state, at: update.time)
+                first = false
+                // On stderr even with --json: scripts can wait for it, and stdout stays pure JSON.
+                FileOutput.write("monitoring \(update.state.interfaces.count) interfaces; Ctrl-C to stop\n", to: 2)
+                return
+            }
+            // Each line is written as soon as it is encoded: a reader sees the first event of a
+            // batch without waiting for the rest to be encoded.
+            for event in tracker.update(to: update.state, at: update.time) {
+                FileOutput.write((json ? try JSONCoding.line(event) : EventRenderer.line(event)) + "\n")
+            }
+        } catch {
+            failure = error
+            stop()
+        }
+    }
+
+    /// The engine stopped: no more updates.
+    func finish() {
+        let waiter = end.withLock { end in
+            end.done = true
+            defer { end.waiter = nil }
+            return end.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once the engine has stopped; throws what stopped it from here, if anything.
+    func ended() async throws {
+        await withCheckedContinuation { continuation in
+            let done = end.withLock { end in
+                if !end.done { end.waiter = continuation }
+                return end.done
+            }
+            if done { continuation.resume() }
+        }
+        if let failure { throw failure }
     }
 }
 

@@ -60,7 +60,11 @@ final class AgentHarness: @unchecked Sendable {
                 BuiltProducts.path("netpathd"), "--config", configFile.path, "--control-socket", socketPath,
             ]
                 + arguments,
-            environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { $1 }
+            // A crash leaves the Swift runtime's backtrace in the directory, for stop() to report.
+            environment: [
+                "NOTIFY_SOCKET": notify.path,
+                "SWIFT_BACKTRACE": "enable=yes,interactive=no,output-to=\(directory.path)",
+            ].merging(environment) { $1 }
         )
         await stderr.record(process.stderrLines)
     }
@@ -74,6 +78,15 @@ final class AgentHarness: @unchecked Sendable {
     /// Rewrites the configuration file (for reload tests).
     func rewriteConfig(_ body: String) throws {
         try Self.config(body, hooks: hooks.path).write(to: configFile, atomically: true, encoding: .utf8)
+    }
+
+    /// The backtrace the Swift runtime wrote if netpathd crashed (see the environment above).
+    private var crashReport: String {
+        let logs = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        guard let log = logs.first(where: { $0.hasPrefix("netpathd-") && $0.hasSuffix(".log") }),
+            let text = try? String(contentsOfFile: directory.appendingPathComponent(log).path, encoding: .utf8)
+        else { return "" }
+        return "; its backtrace:\n" + text.prefix(20_000)
     }
 
     /// Waits for `READY=1`.
@@ -127,7 +140,7 @@ final class AgentHarness: @unchecked Sendable {
     /// is exit status 0, so a crash, a hang past the grace or an error exit fails the test.
     func stop(expecting expected: RunningProcess.Termination = .exited(0)) {
         let ending = process.terminate(grace: 10)
-        #expect(ending == expected, "netpathd ended with \(ending), expected \(expected)")
+        #expect(ending == expected, "netpathd ended with \(ending), expected \(expected)\(crashReport)")
         notify.close()
         try? FileManager.default.removeItem(at: directory)
     }
