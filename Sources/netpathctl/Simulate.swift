@@ -60,7 +60,11 @@ extension Netpathctl {
                         dispatches,
                         hooksDirectory: hooksDir ?? configuration.agent.hooksDirectory,
                         dialectDirectories: configuration.hookDirectories,
-                        maxRunningHooks: configuration.agent.maxRunningHooks
+                        maxRunningHooks: configuration.agent.maxRunningHooks,
+                        // As netpathd: without startup events, the first state is what
+                        // networkd-dispatcher scripts last saw.
+                        assumedState: configuration.agent.startupEvents
+                            ? [] : contents.records.first?.state.interfaces ?? []
                     )
                 } else {
                     for dispatch in dispatches { print(Replay.line(dispatch)) }
@@ -73,7 +77,8 @@ extension Netpathctl {
             _ dispatches: [Replay.Dispatch],
             hooksDirectory: String,
             dialectDirectories settings: [HookDirectorySetting],
-            maxRunningHooks: Int
+            maxRunningHooks: Int,
+            assumedState: [Interface]
         ) async throws {
             LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
             let logger = Logger(label: "netpathctl.simulate")
@@ -86,6 +91,7 @@ extension Netpathctl {
                 options: .init(maxRunningHooks: maxRunningHooks),
                 logger: logger
             )
+            dispatcher.assumeNetworkdState(assumedState)
             // What will not run, and why: refused and ignored files (not the empty or missing
             // directories, which are normal here).
             for report in HookDispatcher.reports(native: directory, dialectDirectories: dialectDirectories)
