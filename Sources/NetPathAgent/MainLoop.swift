@@ -119,6 +119,8 @@ final class MainLoop {
             dispatch(settler.receive(startup, at: .now))
         } else {
             settler.remember(startup)
+            // No startup events: networkd-dispatcher scripts run on the first state change.
+            hooks.assumeNetworkdState(update.state.interfaces)
         }
         publish(update)
         // READY=1 means: the state is loaded and its startup events have been dispatched. Their

@@ -10,8 +10,8 @@ extension ConfigurationValidator {
         var seen: [String: SourceLocation?] = [hooksDirectory: nil]
         for table in tables {
             checkKeys(table, allowed: Self.hookDirectoryKeys, in: "[[hook_dir]]")
-            let paths = hookDirectoryPaths(table)
             let dialect = hookDialect(table)
+            let paths = hookDirectoryPaths(table, dialect: dialect)
             var kept: [String] = []
             for (path, at) in paths ?? [] {
                 if let first = seen[path] {
@@ -28,9 +28,15 @@ extension ConfigurationValidator {
         return result
     }
 
-    /// `path`: one absolute directory, or a non-empty list of them (a search path).
-    private mutating func hookDirectoryPaths(_ table: TOMLTable) -> [(String, SourceLocation)]? {
+    /// `path`: one absolute directory, or a non-empty list of them (a search path); without
+    /// it, the dialect's default search path (``HookDialect/defaultPaths``), located at the table.
+    private mutating func hookDirectoryPaths(
+        _ table: TOMLTable,
+        dialect: HookDialect?
+    ) -> [(String, SourceLocation)]? {
         guard let value = table["path"] else {
+            if let defaults = dialect?.defaultPaths { return defaults.map { ($0, table.location) } }
+            // An unknown dialect has its own error already; a missing path is a second mistake.
             error("[[hook_dir]] is missing the required key \"path\"", at: table.location)
             return nil
         }
@@ -77,14 +83,7 @@ extension ConfigurationValidator {
         }
         guard let (text, at) = string(table, "dialect") else { return nil }
         let supported = HookDialect.supported.map(\.rawValue)
-        if let dialect = HookDialect(rawValue: text) {
-            if HookDialect.supported.contains(dialect) { return dialect }
-            error(
-                "dialect \(TOMLValue.quoted(text)) is not supported yet; expected one of \(Self.list(supported))",
-                at: at
-            )
-            return nil
-        }
+        if let dialect = HookDialect(rawValue: text), HookDialect.supported.contains(dialect) { return dialect }
         let suggestion = Suggestion.clause(for: text, in: supported)
         let hint = suggestion.isEmpty ? "; expected one of \(Self.list(supported))" : suggestion
         error("unknown dialect \(TOMLValue.quoted(text))\(hint)", at: at)

@@ -103,7 +103,10 @@ extension ConfigurationValidator {
             rule.run = []
             for (hook, at) in hooks {
                 if hook.isEmpty || hook.contains("/") || hook == "." || hook == ".." {
-                    error("run lists hooks by file name in hooks_dir, found \(TOMLValue.quoted(hook))", at: at)
+                    error(
+                        "run lists hooks by file name (in hooks_dir or a [[hook_dir]]), found \(TOMLValue.quoted(hook))",
+                        at: at
+                    )
                 } else {
                     rule.run?.append(hook)
                 }

@@ -81,14 +81,15 @@ package struct StatusReport: Codable, Sendable, Equatable {
 
 /// One file in the hooks directory, as `netpathctl hooks` shows it.
 package struct HookReport: Codable, Sendable, Equatable {
+    /// The file name; empty in the report of a directory without files.
     package var name: String
-    /// `accepted`, `refused` or `ignored`.
+    /// `accepted`, `refused` or `ignored`; for a directory without files, `missing` or `empty`.
     package var status: String
     /// Why it was refused or ignored.
     package var reason: String?
     /// The directory the file is in; absent from agents older than `[[hook_dir]]`.
     package var directory: String?
-    /// The directory's dialect (`netpath`, `networkmanager`); absent from older agents.
+    /// The directory's dialect (`netpath`, `networkmanager`, `networkd`); absent from older agents.
     package var dialect: String?
 
     package init(

@@ -21,6 +21,10 @@ import NetPathCore
 ///   starts with the others and runs alongside them (NetworkManager's rule). `pre-up.d` and
 ///   `pre-down.d` never run: netpath activates no connection, so nothing happens before one
 ///   comes up or goes down.
+/// - **networkd-dispatcher**: each directory of the search path holds one subdirectory per
+///   state (`routable.d`, `off.d`, …, ``NetworkdState``); the scripts of a state are the names
+///   of its subdirectory in every directory of the search path, merged by name as above
+///   (``scripts(entering:)``). The directories themselves hold no scripts.
 package final class DialectHookDirectory: Sendable {
     /// One script to run: its name, the directory it is taken from, and how.
     package struct Script: Hashable, Sendable {
@@ -33,15 +37,30 @@ package final class DialectHookDirectory: Sendable {
     package let setting: HookDirectorySetting
     /// One ``HookDirectory`` per path, in search order.
     package let directories: [HookDirectory]
+    /// networkd-dispatcher: for each state, its `<state>.d` in each path, in search order.
+    let stateDirectories: [String: [HookDirectory]]
 
-    package init(setting: HookDirectorySetting, logger: Logger) {
-        self.setting = setting
-        self.directories = setting.paths.map { HookDirectory(path: $0, logger: logger) }
+    package convenience init(setting: HookDirectorySetting, logger: Logger) {
+        self.init(setting: setting, policy: .current, logger: logger)
     }
 
     init(setting: HookDirectorySetting, policy: TrustPolicy, logger: Logger) {
         self.setting = setting
         self.directories = setting.paths.map { HookDirectory(path: $0, policy: policy, logger: logger) }
+        var stateDirectories: [String: [HookDirectory]] = [:]
+        if setting.dialect == .networkd {
+            for state in NetworkdState.allStates {
+                stateDirectories[state] = setting.paths.map {
+                    HookDirectory(path: Self.stateDirectory($0, state), policy: policy, logger: logger)
+                }
+            }
+        }
+        self.stateDirectories = stateDirectories
+    }
+
+    /// `/etc/networkd-dispatcher/routable.d`.
+    static func stateDirectory(_ path: String, _ state: String) -> String {
+        (path.hasSuffix("/") ? path : path + "/") + state + ".d"
     }
 
     package var dialect: HookDialect { setting.dialect }
@@ -52,6 +71,24 @@ package final class DialectHookDirectory: Sendable {
     /// The scripts that may run, merged over the search path, in lexical byte order. Trust is
     /// not checked here but when each one is opened (``HookDirectory/open(_:)``).
     package func scripts() -> [Script] {
+        // networkd-dispatcher's scripts are in its state directories only.
+        dialect == .networkd ? [] : merged(directories)
+    }
+
+    /// networkd-dispatcher: the scripts of `state`'s directories, merged over the search path,
+    /// in lexical byte order; none for another dialect.
+    package func scripts(entering state: String) -> [Script] {
+        merged(stateDirectories[state] ?? [])
+    }
+
+    /// Every script name of every state (rules naming scripts).
+    package func allScriptNames() -> Set<String> {
+        var names = Set(scripts().map(\.name))
+        for directories in stateDirectories.values { names.formUnion(merged(directories).map(\.name)) }
+        return names
+    }
+
+    private func merged(_ directories: [HookDirectory]) -> [Script] {
         var chosen: [String: Script?] = [:]
         for directory in directories {
             for name in directory.hookNames() where chosen[name] == nil {
@@ -69,10 +106,38 @@ package final class DialectHookDirectory: Sendable {
     /// The ``HookDirectory`` of `path`.
     package func directory(_ path: String) -> HookDirectory? {
         directories.first { $0.path == path }
+            ?? stateDirectories.values.lazy.compactMap { $0.first { $0.path == path } }.first
     }
 
     /// Every file of every directory with its verdict, directory by directory: `netpathctl hooks`.
+    /// Every path of the search path is listed, with no entries when it is missing or empty;
+    /// for networkd-dispatcher, a path's state directories follow it, those with files only.
     package func entries() -> [(path: String, entries: [HookEntry])] {
+        guard dialect == .networkd else { return entries(of: directories) }
+        var result: [(path: String, entries: [HookEntry])] = []
+        var byState: [String: [(path: String, entries: [HookEntry])]] = [:]
+        for state in NetworkdState.allStates {
+            byState[state] = entries(of: stateDirectories[state] ?? []).map { listed in
+                guard !NetworkdState.enteredStates.contains(state) else { return listed }
+                // Files of a state netpath never enters never run, whatever their trust.
+                return (
+                    listed.path,
+                    listed.entries.map { entry in
+                        if case .ignored = entry.status { return entry }
+                        return HookEntry(name: entry.name, status: .ignored(.stateNeverEntered))
+                    }
+                )
+            }
+        }
+        for (index, directory) in directories.enumerated() {
+            let states = NetworkdState.allStates.compactMap { byState[$0]?[index] }.filter { !$0.entries.isEmpty }
+            result.append((directory.path, []))
+            result += states
+        }
+        return result
+    }
+
+    private func entries(of directories: [HookDirectory]) -> [(path: String, entries: [HookEntry])] {
         var seen: Set<String> = []
         return directories.map { directory in
             let entries = directory.entries().map { entry -> HookEntry in

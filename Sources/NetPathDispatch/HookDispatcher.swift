@@ -64,6 +64,8 @@ package final class HookDispatcher: Sendable {
         /// Set once ``run()`` is cancelled: events are no longer queued.
         var stopping = false
         var stopWaiter: CheckedContinuation<Void, Never>?
+        /// networkd-dispatcher: each interface's state as its scripts last saw it, by subject.
+        var networkdStates: [String: NetworkdState] = [:]
     }
 
     package let directory: HookDirectory
@@ -176,6 +178,33 @@ package final class HookDispatcher: Sendable {
         workers.start(immediate: true) { await self.work(subject) }
     }
 
+    /// Takes `interfaces` as the state networkd-dispatcher scripts last saw, without running
+    /// any: the agent's startup state when `startup_events` is off, so that the first change
+    /// runs only the scripts of the states it enters.
+    package func assumeNetworkdState(_ interfaces: [Interface]) {
+        guard dialectDirectories.contains(where: { $0.dialect == .networkd }) else { return }
+        state.withLock { state in
+            for interface in interfaces {
+                state.networkdStates["interface:\(interface.index)"] = NetworkdState(interface)
+            }
+        }
+    }
+
+    /// The networkd states `event` enters and the interface's state after it; records that
+    /// state. `nil` for an event without an interface state.
+    private func networkdTransition(_ event: Event) -> (entered: [String], now: NetworkdState)? {
+        guard event.scope == .interface, let interface = event.interfaceState else { return nil }
+        let removed = event.name == .removed
+        let now = NetworkdState(interface, removed: removed)
+        let previous = state.withLock { state in
+            let previous = state.networkdStates[event.subject]
+            // A removed interface's index may come back as another link: forget it.
+            state.networkdStates[event.subject] = removed ? nil : now
+            return previous
+        }
+        return (now.entered(since: previous), now)
+    }
+
     /// The counters so far.
     package var statistics: HookStatistics { state.withLock { $0.statistics } }
 
@@ -227,18 +256,25 @@ package final class HookDispatcher: Sendable {
         var dialect: HookDialect
         var target: HookTarget
         var noWait = false
+        /// networkd-dispatcher: the state entered and the interface's state now.
+        var networkd: (entering: String, now: NetworkdState)?
     }
 
     /// One event: the hooks of `hooks_dir` in lexical order, one after another, then those of
     /// each `[[hook_dir]]` in turn (``DialectHookDirectory``).
     private func execute(_ job: HookJob) async {
+        // Before anything can return early: networkd's states follow every event.
+        let networkd =
+            dialectDirectories.contains { $0.dialect == .networkd } ? networkdTransition(job.event) : nil
         let names = directory.hookNames()
         let dialectScripts = dialectDirectories.map { ($0, $0.scripts()) }
-        var known = Set(names)
-        for (_, scripts) in dialectScripts { known.formUnion(scripts.map(\.name)) }
-        for target in job.targets {
-            guard case .named(let wanted) = target.hooks else { continue }
-            for missing in wanted where !known.contains(missing) { logMissing(missing, rule: target.rule) }
+        if job.targets.contains(where: { if case .named = $0.hooks { true } else { false } }) {
+            var known = Set(names)
+            for (dialectDirectory, _) in dialectScripts { known.formUnion(dialectDirectory.allScriptNames()) }
+            for target in job.targets {
+                guard case .named(let wanted) = target.hooks else { continue }
+                for missing in wanted where !known.contains(missing) { logMissing(missing, rule: target.rule) }
+            }
         }
 
         var native: [PlannedRun] = []
@@ -260,6 +296,30 @@ package final class HookDispatcher: Sendable {
         }
 
         for (dialectDirectory, scripts) in dialectScripts {
+            if dialectDirectory.dialect == .networkd {
+                // The scripts of each state entered, administrative state first, one after another.
+                for state in networkd?.entered ?? [] {
+                    guard let now = networkd?.now else { break }
+                    let scripts = dialectDirectory.scripts(entering: state)
+                    var plan: [PlannedRun] = []
+                    for target in job.targets {
+                        for script in scripts where target.hooks.includes(script.name) {
+                            guard let directory = dialectDirectory.directory(script.directory) else { continue }
+                            plan.append(
+                                PlannedRun(
+                                    name: script.name,
+                                    directory: directory,
+                                    dialect: .networkd,
+                                    target: target,
+                                    networkd: (state, now)
+                                )
+                            )
+                        }
+                    }
+                    if !(await run(Self.lexical(plan), job: job)) { return }
+                }
+                continue
+            }
             // An event the dialect has no action for runs none of its scripts.
             if dialectDirectory.dialect == .networkmanager && NetworkManagerInvocation.Action(job.event) == nil {
                 continue
@@ -326,7 +386,18 @@ package final class HookDispatcher: Sendable {
                     )
                 else { continue }
                 invocation = built
-            case .netpath, .networkd:
+            case .networkd:
+                guard let networkd = planned.networkd else { continue }
+                invocation = NetworkdInvocation.invocation(
+                    script: name,
+                    path: planned.directory.path + "/" + name,
+                    interface: job.event.interface ?? "",
+                    entering: networkd.entering,
+                    now: networkd.now,
+                    interfaceState: job.event.interfaceState,
+                    timeout: planned.target.timeout
+                )
+            case .netpath:
                 do {
                     invocation = HookInvocation(
                         hook: name,

@@ -35,6 +35,9 @@ package struct HookEntry: Hashable, Sendable, CustomStringConvertible {
         case masked
         /// A file of the same name in an earlier directory of the search path runs instead.
         case overridden
+        /// In a networkd-dispatcher directory of a state netpath never enters (`enslaved.d`, …,
+        /// ``NetworkdState``).
+        case stateNeverEntered
 
         package var description: String {
             switch self {
@@ -45,6 +48,7 @@ package struct HookEntry: Hashable, Sendable, CustomStringConvertible {
             case .dispatcherSubdirectory: return "dispatcher subdirectory, not a hook"
             case .masked: return "masked (a symlink to /dev/null)"
             case .overridden: return "overridden by the same name in an earlier directory"
+            case .stateNeverEntered: return "netpath never enters this state"
             }
         }
 

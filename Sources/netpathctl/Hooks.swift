@@ -17,7 +17,10 @@ extension Netpathctl {
                 root and not writable by group or others. Dotfiles, backups (~) and package-manager leftovers \
                 (.dpkg-*, .rpm*) are ignored. With [[hook_dir]] tables, each directory is listed \
                 under its path and dialect; a file hidden by the same name in an earlier directory \
-                of its search path is "overridden", a symlink to /dev/null "masked".
+                of its search path is "overridden", a symlink to /dev/null "masked". A directory \
+                without files is listed as "missing" (no such directory) or "empty". A networkd \
+                directory is listed with each of its state directories that holds files \
+                (routable.d, off.d, …).
                 """
         )
 
@@ -52,8 +55,10 @@ extension Netpathctl {
                 print(String(decoding: try JSONCoding.prettyEncoder().encode(reports), as: UTF8.self))
                 return
             }
-            if reports.isEmpty {
-                print("no hooks in \(directory)")
+            // An agent older than directory reports sends none for an empty hooks_dir.
+            if reports.isEmpty || (reports.count == 1 && reports[0].name.isEmpty) {
+                let why = reports.first.map { " (\($0.status))" } ?? ""
+                print("no hooks in \((reports.first?.directory ?? directory).escapingControlCharacters)\(why)")
                 return
             }
             // One table per directory; a single directory (no [[hook_dir]]) prints as it always did.
@@ -69,7 +74,10 @@ extension Netpathctl {
             for (index, group) in groups.enumerated() {
                 if groups.count > 1 { print((index == 0 ? "" : "\n") + group.heading.escapingControlCharacters + ":") }
                 var rows = [["HOOK", "STATUS", "WHY"]]
-                for report in group.reports { rows.append([report.name, report.status, report.reason ?? ""]) }
+                for report in group.reports {
+                    // A directory without files: its status in place of a file's.
+                    rows.append([report.name.isEmpty ? "-" : report.name, report.status, report.reason ?? ""])
+                }
                 print(TextTable.render(rows), terminator: "")
             }
         }

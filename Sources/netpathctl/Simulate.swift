@@ -17,7 +17,8 @@ extension Netpathctl {
                 The configuration's [[interface]] overrides are applied to the recorded interfaces, \
                 and settle uses the trace's own timestamps, so a replay is deterministic. \
                 With --run-hooks, the matching hooks really run (trust checks, environment, stdin \
-                JSON, timeouts: exactly as netpathd runs them), one event after another as fast as \
+                JSON, timeouts: exactly as netpathd runs them), those of hooks_dir and of every \
+                [[hook_dir]] with its dialect, one event after another as fast as \
                 they complete rather than at the trace's pace; their output goes to stderr. \
                 A trace whose last line is an unfinished record (the recording was cut short, e.g. \
                 by a full disk) replays every complete record, with a warning naming that line on \
@@ -58,7 +59,12 @@ extension Netpathctl {
                     try await run(
                         dispatches,
                         hooksDirectory: hooksDir ?? configuration.agent.hooksDirectory,
-                        maxRunningHooks: configuration.agent.maxRunningHooks
+                        dialectDirectories: configuration.hookDirectories,
+                        maxRunningHooks: configuration.agent.maxRunningHooks,
+                        // As netpathd: without startup events, the first state is what
+                        // networkd-dispatcher scripts last saw.
+                        assumedState: configuration.agent.startupEvents
+                            ? [] : contents.records.first?.state.interfaces ?? []
                     )
                 } else {
                     for dispatch in dispatches { print(Replay.line(dispatch)) }
@@ -67,18 +73,32 @@ extension Netpathctl {
         }
 
         /// Prints each event's line, then runs its hooks through the agent's own dispatcher.
-        private func run(_ dispatches: [Replay.Dispatch], hooksDirectory: String, maxRunningHooks: Int) async throws {
+        private func run(
+            _ dispatches: [Replay.Dispatch],
+            hooksDirectory: String,
+            dialectDirectories settings: [HookDirectorySetting],
+            maxRunningHooks: Int,
+            assumedState: [Interface]
+        ) async throws {
             LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
             let logger = Logger(label: "netpathctl.simulate")
             let directory = HookDirectory(path: hooksDirectory, logger: logger)
+            let dialectDirectories = settings.map { DialectHookDirectory(setting: $0, logger: logger) }
             let dispatcher = HookDispatcher(
                 directory: directory,
+                dialectDirectories: dialectDirectories,
                 runner: HookRunner(logger: logger),
                 options: .init(maxRunningHooks: maxRunningHooks),
                 logger: logger
             )
-            for entry in directory.entries() where !entry.isAccepted {
-                FileOutput.write("\(hooksDirectory)/\(entry.name): \(entry.status)\n", to: 2)
+            dispatcher.assumeNetworkdState(assumedState)
+            // What will not run, and why: refused and ignored files (not the empty or missing
+            // directories, which are normal here).
+            for report in HookDispatcher.reports(native: directory, dialectDirectories: dialectDirectories)
+            where !report.name.isEmpty && report.status != "accepted" {
+                let why = report.reason.map { "\(report.status): \($0)" } ?? report.status
+                let path = "\(report.directory ?? hooksDirectory)/\(report.name)"
+                FileOutput.write("\(path.escapingControlCharacters): \(why)\n", to: 2)
             }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await dispatcher.run() }

@@ -61,6 +61,38 @@ struct CheckConfigCommandTests {
         #expect(lines[2].hasPrefix("\(path):8:") && lines[2].contains("did you mean \"up\""))
     }
 
+    @Test(
+        "a networkd [[hook_dir]] is checked with FILE:LINE:COL; without path it searches networkd-dispatcher's default"
+    )
+    func networkdHookDirectory() throws {
+        let (valid, path) = try Self.check("[[hook_dir]]\ndialect = \"networkd\"\n")
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(
+            valid.stdout
+                == "\(path): valid: 1 policy, no rules (dispatcher mode), 0 interface overrides, hooks in /etc/netpath/hooks.d and /etc/networkd-dispatcher:/usr/lib/networkd-dispatcher (networkd)\n"
+        )
+        let (result, broken) = try Self.check(
+            """
+            [[hook_dir]]
+            path = ["/etc/networkd-dispatcher", "routable.d"]
+            dialect = "networkd"
+            [[hook_dir]]
+            path = "/etc/networkd-dispatcher"
+            dialect = "networkd-dispatcher"
+            """
+        )
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "\(broken):2:37: error: path must hold absolute directories, found \"routable.d\"",
+                "\(broken):5:8: error: directory \"/etc/networkd-dispatcher\" is listed twice; first listed at 2:9",
+                "\(broken):6:11: error: unknown dialect \"networkd-dispatcher\"; expected one of \"netpath\", \"networkmanager\", \"networkd\"",
+            ],
+            "\(result.stderr)"
+        )
+    }
+
     @Test("a file that is not UTF-8 exits 1 with FILE:LINE:COL of the bad byte")
     func invalidUTF8() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("np-check-\(UUID().uuidString).toml")

@@ -108,4 +108,57 @@ struct HooksCommandTests {
             "\(check.stdout)"
         )
     }
+
+    @Test("missing and empty directories are listed as such; a networkd directory by its state directories")
+    func missingEmptyAndNetworkd() throws {
+        let base = try ScratchDirectory.make("np-hookscli")
+        defer { try? FileManager.default.removeItem(at: base) }
+        for directory in ["hooks.d", "empty-nm", "nd", "nd/routable.d", "nd-empty", "nd-empty/off.d"] {
+            let url = base.appendingPathComponent(directory)
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+            chmod(url.path, 0o755)
+        }
+        let script = base.appendingPathComponent("nd/routable.d/50-vpn")
+        try "#!/bin/sh\nexit 0\n".write(to: script, atomically: false, encoding: .utf8)
+        chmod(script.path, 0o755)
+        let config = base.appendingPathComponent("netpath.toml")
+        let path = { (name: String) in base.appendingPathComponent(name).path }
+        try """
+        [agent]
+        hooks_dir = "\(path("hooks.d"))"
+        [[hook_dir]]
+        path = ["\(path("empty-nm"))", "\(path("gone-nm"))"]
+        dialect = "networkmanager"
+        [[hook_dir]]
+        path = ["\(path("nd"))", "\(path("nd-empty"))", "\(path("nd-gone"))"]
+        dialect = "networkd"
+        """.write(to: config, atomically: false, encoding: .utf8)
+
+        let result = try Command.run([BuiltProducts.path("netpathctl"), "hooks", "--local", "--config", config.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let sections = result.stdout.components(separatedBy: "\n\n")
+        func section(_ heading: String) -> String? { sections.first { $0.hasPrefix(heading + ":\n") } }
+        #expect(section("\(path("hooks.d")) (netpath)")?.contains("-     empty") == true, "\(result.stdout)")
+        #expect(section("\(path("empty-nm")) (networkmanager)")?.contains("empty") == true, "\(result.stdout)")
+        #expect(
+            section("\(path("gone-nm")) (networkmanager)")?.contains("missing  no such directory") == true,
+            "\(result.stdout)"
+        )
+        #expect(section("\(path("nd")) (networkd)") == nil, "listed by its state directory: \(result.stdout)")
+        #expect(section("\(path("nd/routable.d")) (networkd)")?.contains("50-vpn") == true, "\(result.stdout)")
+        #expect(
+            section("\(path("nd-empty")) (networkd)")?.contains("no scripts in any state directory") == true,
+            "\(result.stdout)"
+        )
+        #expect(section("\(path("nd-gone")) (networkd)")?.contains("missing") == true, "\(result.stdout)")
+        #expect(sections.count == 6, "\(result.stdout)")
+
+        // hooks_dir alone, missing: one line, as before [[hook_dir]].
+        try "[agent]\nhooks_dir = \"\(path("nowhere"))\"\n".write(to: config, atomically: false, encoding: .utf8)
+        let alone = try Command.run([BuiltProducts.path("netpathctl"), "hooks", "--local", "--config", config.path])
+        #expect(alone.stdout == "no hooks in \(path("nowhere")) (missing)\n", "\(alone.stdout)")
+
+        let check = try Command.run([BuiltProducts.path("netpathctl"), "check-config", config.path])
+        #expect(check.status == 0)
+    }
 }

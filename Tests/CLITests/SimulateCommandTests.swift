@@ -242,4 +242,57 @@ struct SimulateRunHooksTests {
         )
         #expect(result.stderr.contains("ran 2 hooks, 0 failed or timed out"))
     }
+
+    @Test("--run-hooks runs the [[hook_dir]] directories too, each with its dialect")
+    func runsDialectDirectories() throws {
+        let dir = try ScratchDirectory.make("np-simdialects")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        chmod(dir.path, 0o755)
+        let log = dir.appendingPathComponent("ran.log").path
+        let scripts = [
+            ("nm/10-record", #"echo "nm $1 $2" >> \#(log)"#),
+            ("nd/routable.d/10-record", #"echo "nd $STATE $IFACE $#" >> \#(log)"#),
+            ("nd/no-carrier.d/10-record", #"echo "nd $STATE $IFACE $#" >> \#(log)"#),
+        ]
+        for directory in ["nm", "nd", "nd/routable.d", "nd/no-carrier.d", "hooks.d"] {
+            let url = dir.appendingPathComponent(directory)
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+            chmod(url.path, 0o755)
+        }
+        for (name, body) in scripts {
+            let file = dir.appendingPathComponent(name)
+            try "#!/bin/sh\n\(body)\n".write(to: file, atomically: true, encoding: .utf8)
+            chmod(file.path, 0o755)
+        }
+        let config = dir.appendingPathComponent("netpath.toml")
+        try String(contentsOf: Self.tracesFile("uplinks.toml"), encoding: .utf8).appending(
+            """
+
+            [[hook_dir]]
+            path = "\(dir.appendingPathComponent("nm").path)"
+            dialect = "networkmanager"
+            [[hook_dir]]
+            path = "\(dir.appendingPathComponent("nd").path)"
+            dialect = "networkd"
+            """
+        ).write(to: config, atomically: true, encoding: .utf8)
+        let result = try Command.run([
+            BuiltProducts.path("netpathctl"), "simulate", "--run-hooks",
+            "--hooks-dir", dir.appendingPathComponent("hooks.d").path, "--config", config.path,
+            "--trace", Self.tracesFile("wired-unplugged.jsonl").path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let ran = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        // eth0 starts usable (up; routable), then loses its carrier (down; no-carrier).
+        #expect(ran.contains("nm eth0 up"), "\(ran)")
+        #expect(ran.contains("nm eth0 down"), "\(ran)")
+        #expect(ran.contains("nd routable eth0 0"), "\(ran)")
+        #expect(ran.contains("nd no-carrier eth0 0"), "\(ran)")
+        #expect(
+            ran.firstIndex(of: "nd routable eth0 0")! < ran.firstIndex(of: "nd no-carrier eth0 0")!,
+            "\(ran)"
+        )
+    }
+
+    static func tracesFile(_ name: String) -> URL { SimulateCommandTests.traces.appendingPathComponent(name) }
 }

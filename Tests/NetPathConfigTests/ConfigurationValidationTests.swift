@@ -492,7 +492,7 @@ import Testing
             text: "[[rule]]\nname = \"r\"\nrun = [\"/usr/bin/backup\"]",
             line: 3,
             column: 8,
-            message: #"run lists hooks by file name in hooks_dir, found "/usr/bin/backup""#
+            message: #"run lists hooks by file name (in hooks_dir or a [[hook_dir]]), found "/usr/bin/backup""#
         ),
         .init(
             text: "[[rule]]\nname = \"r\"\nplugins = [\"event-lg\"]",

@@ -40,6 +40,28 @@ import Testing
         #expect(configuration.allHookDirectories.first?.paths == ["/etc/netpath/hooks.d"])
     }
 
+    @Test func networkdWithoutPathSearchesNetworkdDispatchersOwnDefault() throws {
+        let configuration = try #require(
+            ConfigurationFixtures.load(
+                "[[hook_dir]]\ndialect = \"networkd\"\n[[hook_dir]]\npath = \"/srv/nd\"\ndialect = \"networkd\""
+            )
+        )
+        #expect(
+            configuration.hookDirectories == [
+                HookDirectorySetting(
+                    paths: ["/etc/networkd-dispatcher", "/usr/lib/networkd-dispatcher"],
+                    dialect: .networkd,
+                    location: SourceLocation(line: 1, column: 1)
+                ),
+                HookDirectorySetting(
+                    paths: ["/srv/nd"],
+                    dialect: .networkd,
+                    location: SourceLocation(line: 3, column: 1)
+                ),
+            ]
+        )
+    }
+
     @Test func noTableMeansOnlyHooksDir() throws {
         let configuration = try #require(ConfigurationFixtures.load(""))
         #expect(configuration.hookDirectories.isEmpty)
@@ -69,7 +91,8 @@ import Testing
             text: "[[hook_dir]]\npath = \"/etc/NetworkManager/dispatcher.d\"",
             line: 1,
             column: 1,
-            message: #"[[hook_dir]] is missing the required key "dialect" (one of "netpath", "networkmanager")"#
+            message:
+                #"[[hook_dir]] is missing the required key "dialect" (one of "netpath", "networkmanager", "networkd")"#
         ),
         .init(
             text: "[[hook_dir]]\npath = \"/x\"\ndialect = \"networkmanger\"",
@@ -81,13 +104,15 @@ import Testing
             text: "[[hook_dir]]\npath = \"/x\"\ndialect = \"systemd\"",
             line: 3,
             column: 11,
-            message: #"unknown dialect "systemd"; expected one of "netpath", "networkmanager""#
+            message: #"unknown dialect "systemd"; expected one of "netpath", "networkmanager", "networkd""#
         ),
         .init(
-            text: "[[hook_dir]]\npath = \"/x\"\ndialect = \"networkd\"",
-            line: 3,
-            column: 11,
-            message: #"dialect "networkd" is not supported yet; expected one of "netpath", "networkmanager""#
+            // networkd's default search path counts as listed at its table.
+            text:
+                "[[hook_dir]]\ndialect = \"networkd\"\n[[hook_dir]]\npath = \"/etc/networkd-dispatcher\"\ndialect = \"netpath\"",
+            line: 4,
+            column: 8,
+            message: #"directory "/etc/networkd-dispatcher" is listed twice; first listed at 1:1"#
         ),
         .init(
             text: "[[hook_dir]]\npath = \"dispatcher.d\"\ndialect = \"netpath\"",

@@ -6,13 +6,25 @@ import Testing
 @testable import NetPathDispatch
 
 /// A `[[hook_dir]]` search path on real files: precedence, masking, NetworkManager's
-/// subdirectories and no-wait.d, and netpath's trust checks on every script.
+/// subdirectories and no-wait.d, networkd-dispatcher's state directories, and netpath's trust
+/// checks on every script.
 struct DialectHookDirectoryTests {
     static func networkManager(_ paths: [String]) -> DialectHookDirectory {
         DialectHookDirectory(
             setting: HookDirectorySetting(paths: paths, dialect: .networkmanager),
             logger: LogStore().logger
         )
+    }
+
+    static func networkd(_ paths: [String]) -> DialectHookDirectory {
+        DialectHookDirectory(setting: HookDirectorySetting(paths: paths, dialect: .networkd), logger: LogStore().logger)
+    }
+
+    /// `dir/<state>.d`, mode 0755, as a ``TemporaryDirectory`` (removed with `dir`).
+    static func stateDirectory(_ dir: TemporaryDirectory, _ state: String) throws -> TemporaryDirectory {
+        try FileManager.default.createDirectory(atPath: dir.path(state + ".d"), withIntermediateDirectories: false)
+        try dir.chmod(state + ".d", 0o755)
+        return TemporaryDirectory(path: dir.path(state + ".d"))
     }
 
     @Test("/etc overrides /usr/lib by file name; the merged scripts run in lexical order")
@@ -119,6 +131,93 @@ struct DialectHookDirectoryTests {
                 let expected = unsafe.expected(in: etc.path)
                 #expect(directory.entries()[0].entries == [HookEntry(name: "50-hook", status: .refused(expected))])
                 let script = try #require(directory.scripts().first)
+                #expect(throws: expected) { try directory.directory(script.directory)?.open(script.name) }
+            }
+        }
+    }
+
+    @Test(
+        "networkd: each state's scripts merge <path>/<state>.d over the search path, the earlier by name; the top directories hold none"
+    )
+    func networkdStateDirectories() async throws {
+        try await TemporaryDirectory.with { etc in
+            try await TemporaryDirectory.with { lib in
+                let etcRoutable = try Self.stateDirectory(etc, "routable")
+                let libRoutable = try Self.stateDirectory(lib, "routable")
+                let libOff = try Self.stateDirectory(lib, "off")
+                try etcRoutable.hook("50-vpn", "exit 0")
+                try libRoutable.hook("50-vpn", "exit 0")
+                try libRoutable.hook("10-ntp", "exit 0")
+                try libOff.hook("10-ntp", "exit 0")
+                try etc.hook("99-top", "exit 0")
+                let directory = Self.networkd([etc.path, lib.path])
+                let routable = directory.scripts(entering: "routable")
+                #expect(routable.map(\.name) == ["10-ntp", "50-vpn"])
+                #expect(routable.map(\.directory) == [libRoutable.path, etcRoutable.path])
+                #expect(directory.scripts(entering: "off").map(\.directory) == [libOff.path])
+                #expect(directory.scripts(entering: "degraded").isEmpty)
+                #expect(directory.scripts().isEmpty, "a file in the top directory is no script")
+                #expect(directory.allScriptNames() == ["10-ntp", "50-vpn"])
+                #expect(directory.directory(etcRoutable.path)?.path == etcRoutable.path)
+
+                let entries = directory.entries()
+                #expect(entries.map(\.path) == [etc.path, etcRoutable.path, lib.path, libOff.path, libRoutable.path])
+                #expect(entries[1].entries == [HookEntry(name: "50-vpn", status: .accepted)])
+                #expect(
+                    entries[4].entries == [
+                        HookEntry(name: "10-ntp", status: .accepted),
+                        HookEntry(name: "50-vpn", status: .ignored(.overridden)),
+                    ]
+                )
+                // The other order makes /usr/lib win.
+                #expect(
+                    Self.networkd([lib.path, etc.path]).scripts(entering: "routable").map(\.directory)
+                        == [libRoutable.path, libRoutable.path]
+                )
+            }
+        }
+    }
+
+    @Test("networkd: a state netpath never enters lists its files as never run; a /dev/null link masks")
+    func networkdNeverEnteredAndMasked() async throws {
+        try await TemporaryDirectory.with { etc in
+            try await TemporaryDirectory.with { lib in
+                try Self.stateDirectory(etc, "enslaved").hook("10-bond", "exit 0")
+                let etcOff = try Self.stateDirectory(etc, "off")
+                try Self.stateDirectory(lib, "off").hook("20-chrony", "exit 0")
+                try FileManager.default.createSymbolicLink(
+                    atPath: etcOff.path("20-chrony"),
+                    withDestinationPath: "/dev/null"
+                )
+                let directory = Self.networkd([etc.path, lib.path])
+                #expect(directory.scripts(entering: "off").isEmpty)
+                let entries = Dictionary(uniqueKeysWithValues: directory.entries().map { ($0.path, $0.entries) })
+                #expect(
+                    entries[etc.path("enslaved.d")] == [
+                        HookEntry(name: "10-bond", status: .ignored(.stateNeverEntered))
+                    ]
+                )
+                #expect(entries[etcOff.path] == [HookEntry(name: "20-chrony", status: .ignored(.masked))])
+                #expect(entries[lib.path("off.d")] == [HookEntry(name: "20-chrony", status: .ignored(.overridden))])
+            }
+        }
+    }
+
+    @Test(
+        "every trust refusal applies to a networkd script, with its specific reason",
+        arguments: HookDirectoryTests.Unsafe.allCases.filter {
+            $0 != .ownedByNobody || Privileges.namespaceTestsEnabled
+        }
+    )
+    func networkdRefusal(_ unsafe: HookDirectoryTests.Unsafe) async throws {
+        try await TemporaryDirectory.with { etc in
+            try await TemporaryDirectory.with { outside in
+                let routable = try Self.stateDirectory(etc, "routable")
+                try unsafe.prepare(routable, outside: outside)
+                let directory = Self.networkd([etc.path])
+                let expected = unsafe.expected(in: routable.path)
+                #expect(directory.entries()[1].entries == [HookEntry(name: "50-hook", status: .refused(expected))])
+                let script = try #require(directory.scripts(entering: "routable").first)
                 #expect(throws: expected) { try directory.directory(script.directory)?.open(script.name) }
             }
         }
