@@ -22,7 +22,7 @@
 // Edges (→ depends on):
 //   NetPathConfig → Core                    NetPathLinux → Core, CNetlink, CLinux
 //   NetPathControl → Core, Config           NetPathPlugin → Core, Config
-//   NetPathDispatch → Core, Config, Control, CLinux
+//   NetPathDispatch → Core, Config, Control, Linux, CLinux
 //   NetPath → Core, Config, Control, Linux, Plugin
 //   RouteMetricsPlugin → Core, Plugin       EventLogPlugin → Core, Config, Plugin
 //   NetPathAgent → Core, Config, Control, Linux, Plugin, Dispatch
@@ -106,6 +106,7 @@ let package = Package(
             name: "NetPathDispatch",
             dependencies: [
                 "CLinux",
+                "NetPathLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 "NetPathCore",
                 "NetPathConfig",

@@ -1,5 +1,5 @@
 import CLinux
-import Dispatch
+import NetPathLinux
 import Synchronization
 
 #if canImport(Glibc)
@@ -18,8 +18,6 @@ import Synchronization
 /// no blocked signals, a process group of its own, `/` as the working directory; and a pidfd to
 /// wait on, so the pid is never confused with a recycled one.
 ///
-/// Waiting costs no thread: the pidfd and the two output pipes are Dispatch read sources on one
-/// serial queue per run.
 struct SpawnedHook: Sendable {
     /// Which stream a chunk of output came from.
     enum Stream: Sendable {
@@ -86,64 +84,32 @@ struct SpawnedHook: Sendable {
     /// Calls `output` with the hook's output as it comes, until the hook exits; then reads what
     /// it wrote before exiting (not what anything it left behind writes after), reaps it, and
     /// returns how it ended. Every descriptor of the run is closed on return.
-    func wait(
-        output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void
-    ) async -> HookResult.Termination {
-        await withCheckedContinuation { continuation in
-            Watch(hook: self, output: output, done: continuation).start()
-        }
+    ///
+    /// The waiting is a `poll` on the pidfd and both pipes, on a thread of its own that ends
+    /// with the run: not on Swift's cooperative pool, which it would block. (Dispatch read sources
+    /// on the three descriptors, tried first, crashed libdispatch's Linux event loop under a few
+    /// hundred runs in a row: AgentStormTests.)
+    func wait(output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void) async -> HookResult.Termination {
+        await OSThread.run { self.waitBlocking(output: output) }
     }
 
-    /// The read sources of one run, all on one serial queue: no locking between them. The
-    /// sources keep it alive (their handlers hold it) until the last is cancelled.
-    private final class Watch: @unchecked Sendable {
-        private let hook: SpawnedHook
-        private let output: @Sendable (Stream, UnsafeRawBufferPointer) -> Void
-        private let done: CheckedContinuation<HookResult.Termination, Never>
-        private let queue = DispatchQueue(label: "netpath.hook-run")
-        /// The output pipes still open, and their sources.
-        private var pipes: [(descriptor: Int32, stream: Stream, source: DispatchSourceRead)] = []
-        private var exit: DispatchSourceRead?
-        private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-
-        init(
-            hook: SpawnedHook,
-            output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void,
-            done: CheckedContinuation<HookResult.Termination, Never>
-        ) {
-            self.hook = hook
-            self.output = output
-            self.done = done
+    private func waitBlocking(output: (Stream, UnsafeRawBufferPointer) -> Void) -> HookResult.Termination {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        let streams: [Stream] = [.standardOutput, .standardError]
+        var descriptors = [
+            pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: standardOutput, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: standardError, events: Int16(POLLIN), revents: 0),
+        ]
+        for index in 1...2 {
+            let fd = descriptors[index].fd
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
-
-        func start() {
-            queue.async { [self] in
-                for (descriptor, stream) in [
-                    (hook.standardOutput, Stream.standardOutput), (hook.standardError, .standardError),
-                ] {
-                    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-                    let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-                    source.setEventHandler { [self] in
-                        if !drain(descriptor, stream, limit: .max) { closePipe(descriptor) }
-                    }
-                    // Closed only once the source is done with it.
-                    source.setCancelHandler { close(descriptor) }
-                    pipes.append((descriptor, stream, source))
-                }
-                let exit = DispatchSource.makeReadSource(fileDescriptor: hook.pidfd, queue: queue)
-                exit.setEventHandler { [self] in finish() }
-                exit.setCancelHandler { [pidfd = hook.pidfd] in close(pidfd) }
-                self.exit = exit
-                for pipe in pipes { pipe.source.resume() }
-                exit.resume()
-            }
-        }
-
-        /// Reads `descriptor` until it would block (`true`) or ends (`false`), at most `limit` bytes.
-        private func drain(_ descriptor: Int32, _ stream: Stream, limit: Int) -> Bool {
+        /// Reads `fd` until it would block (`true`) or ends (`false`), at most `limit` bytes.
+        func drain(_ fd: Int32, _ stream: Stream, limit: Int) -> Bool {
             var left = limit
             while left > 0 {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, left)) }
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, left)) }
                 if count > 0 {
                     left -= count
                     buffer.withUnsafeBytes { output(stream, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
@@ -155,32 +121,35 @@ struct SpawnedHook: Sendable {
             }
             return true
         }
-
-        private func closePipe(_ descriptor: Int32) {
-            guard let index = pipes.firstIndex(where: { $0.descriptor == descriptor }) else { return }
-            pipes.remove(at: index).source.cancel()
-        }
-
-        /// The hook exited: what it wrote before is in the pipes (bounded: something it left
-        /// running may keep writing), then the run's descriptors close and it is reaped.
-        private func finish() {
-            for pipe in pipes {
-                _ = drain(pipe.descriptor, pipe.stream, limit: 1 << 20)
-                pipe.source.cancel()
+        while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                // Cannot happen with valid descriptors; end the hook rather than leave it.
+                kill(-pid, SIGKILL)
+                break
             }
-            pipes = []
-            var signaled: Int32 = 0
-            var status: Int32 = 0
-            let reaped = np_pidfd_reap(hook.pidfd, &signaled, &status)
-            let reason = errno
-            exit?.cancel()
-            exit = nil
-            if reaped != 0 {
-                done.resume(returning: .failedToStart(HookRunnerError(operation: "waitid", errno: reason).description))
-            } else {
-                done.resume(returning: signaled != 0 ? .signaled(status) : .exited(status))
+            for index in 1...2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
+                if !drain(descriptors[index].fd, streams[index - 1], limit: .max) {
+                    close(descriptors[index].fd)
+                    descriptors[index].fd = -1  // poll skips it from now on
+                }
             }
+            if descriptors[0].revents != 0 { break }
         }
+        // The hook exited: what it wrote before is in the pipes (bounded, since something it
+        // left running may keep writing).
+        for index in 1...2 where descriptors[index].fd >= 0 {
+            _ = drain(descriptors[index].fd, streams[index - 1], limit: 1 << 20)
+            close(descriptors[index].fd)
+        }
+        var signaled: Int32 = 0
+        var status: Int32 = 0
+        let reaped = np_pidfd_reap(pidfd, &signaled, &status)
+        let reason = errno
+        close(pidfd)
+        if reaped != 0 { return .failedToStart(HookRunnerError(operation: "waitid", errno: reason).description) }
+        return signaled != 0 ? .signaled(status) : .exited(status)
     }
 
     private static func pipe(_ name: String) throws(HookRunnerError) -> (read: Int32, write: Int32) {

@@ -116,7 +116,10 @@ package final class SystemObserver: Sendable {
         finished: @escaping @Sendable () -> Void
     ) throws(NetlinkError) {
         try engine.start(
-            delivering: SnapshotDelivery(deliver: { [self] snapshot in handle(update(from: snapshot)) }, finish: finished)
+            delivering: SnapshotDelivery(
+                deliver: { [self] snapshot in handle(update(from: snapshot)) },
+                finish: finished
+            )
         )
     }
 
