@@ -1,4 +1,5 @@
 import NetPathControl
+import NetPathCore
 import NetPathLinux
 import Synchronization
 
@@ -37,6 +38,13 @@ final class LoopInbox: Sendable {
         case pluginsSettled
         /// The engine stopped: stop the agent.
         case ended
+        /// A connectivity probe is due.
+        case probeTick
+        /// A connectivity probe of the interface with this index ended: at most one per
+        /// interface is in flight, so at most one per interface waits here.
+        case probed(Int32, sequence: UInt64, result: ProbeResult)
+        /// `netpathctl probe`: probe this interface (or every probed one) now and reply.
+        case probeNow(String?, Reply)
     }
 
     private struct State {
@@ -159,7 +167,8 @@ extension LoopInbox.Input {
     /// Whether a queued `self` already asks for what `other` asks.
     fileprivate func coalesces(with other: Self) -> Bool {
         switch (self, other) {
-        case (.tick, .tick), (.targetsResolved, .targetsResolved), (.reload, .reload): return true
+        case (.tick, .tick), (.targetsResolved, .targetsResolved), (.reload, .reload), (.probeTick, .probeTick):
+            return true
         default: return false
         }
     }
