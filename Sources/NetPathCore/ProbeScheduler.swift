@@ -85,9 +85,15 @@ package struct ProbeScheduler: Sendable {
 
     /// The interfaces whose probe is due at `now`, now marked in flight, in index order.
     package mutating func start(at now: Instant) -> [Int32] {
+        // Retired entries kept only for their spacing are dropped once it has passed.
+        entries = entries.filter { _, entry in
+            !entry.retired || entry.inFlight || (entry.lastStart.map { $0 + spacing > now } ?? false)
+        }
         var started: [Int32] = []
         for index in entries.keys.sorted() {
-            guard var entry = entries[index], !entry.inFlight, let due = entry.due, due <= now else { continue }
+            guard var entry = entries[index], !entry.inFlight, !entry.retired, let due = entry.due, due <= now else {
+                continue
+            }
             entry.inFlight = true
             entry.again = false
             entry.due = nil
@@ -102,7 +108,8 @@ package struct ProbeScheduler: Sendable {
     package mutating func finished(_ index: Int32, connectivity: Connectivity, at now: Instant) {
         guard var entry = entries[index] else { return }
         if entry.retired {
-            entries[index] = nil
+            entry.inFlight = false
+            entries[index] = entry
             return
         }
         entry.inFlight = false
@@ -121,9 +128,12 @@ package struct ProbeScheduler: Sendable {
 
     /// `index` is no longer probed. A probe in flight still counts (no second one starts
     /// beside it if the interface comes back), and its end forgets the interface.
+    ///
+    /// The time its last probe began is kept for ``spacing``: a link that flaps down and up
+    /// is probed no more often than one that stays up.
     package mutating func remove(_ index: Int32) {
         guard var entry = entries[index] else { return }
-        guard entry.inFlight else {
+        guard entry.inFlight || entry.lastStart != nil else {
             entries[index] = nil
             return
         }
@@ -135,7 +145,7 @@ package struct ProbeScheduler: Sendable {
 
     /// The earliest due time of an interface with no probe in flight.
     package var nextDeadline: Instant? {
-        entries.values.compactMap { $0.inFlight ? nil : $0.due }.min()
+        entries.values.compactMap { $0.inFlight || $0.retired ? nil : $0.due }.min()
     }
 
     private func soonest(_ entry: Entry, at now: Instant) -> Instant {
