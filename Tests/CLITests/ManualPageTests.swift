@@ -221,7 +221,7 @@ struct ManualPageTests {
         let help = try Command.check([netpathctl, "--help"])
         let subcommands = help.components(separatedBy: "SUBCOMMANDS:\n").last!.split(separator: "\n")
             .compactMap { $0.firstMatch(of: /^  ([a-z][a-z-]*)\s/).map { String($0.1) } }
-        #expect(subcommands.count == 7, "\(help)")
+        #expect(subcommands.count == 8, "\(help)")
         #expect(Set(blocks.keys) == Set(subcommands + [""]), "netpathctl(8) has \(blocks.keys.sorted())")
         #expect(Self.options(inPageBlock: blocks[""] ?? "") == (try Self.options(inHelpOf: [netpathctl])))
         for subcommand in subcommands {
