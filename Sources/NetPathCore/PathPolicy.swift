@@ -52,6 +52,11 @@ public struct PathPolicy: Hashable, Sendable, Codable {
         self.requireConnectivity = requireConnectivity
     }
 
+    enum CodingKeys: String, CodingKey {
+        case name, require, prohibit, metered, prefer, target
+        case requireConnectivity = "require_connectivity"
+    }
+
     /// The policy used when the configuration names none: any interface, metered allowed, the
     /// kernel's choice of primary.
     public static let `default` = PathPolicy()

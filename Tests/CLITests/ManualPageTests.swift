@@ -64,8 +64,8 @@ struct ManualPageTests {
         }
         #expect(
             tables.map(\.table) == [
-                "[agent]", "[[hook_dir]]", "[[interface]]", "[[policy]]", "[[rule]]", "[plugin.event-log]",
-                "[plugin.route-metrics]",
+                "[agent]", "[[hook_dir]]", "[[interface]]", "[[policy]]", "[[rule]]", "[connectivity]",
+                "[plugin.event-log]", "[plugin.route-metrics]",
             ]
         )
         #expect(
@@ -96,7 +96,7 @@ struct ManualPageTests {
         let described =
             Self.sections(of: page).first { $0.title == "EVENTS" }?.lines.filter { $0.hasPrefix(".It Cm ") } ?? []
 
-        #expect(events.count == 11, "\(events.sorted())")
+        #expect(events.count == 12, "\(events.sorted())")
         for event in events {
             #expect(
                 described.contains { $0.contains("Cm \(event)") },
@@ -112,8 +112,8 @@ struct ManualPageTests {
         let variables = Set(Self.column(0, of: markdown, header: "| variable |").joined())
         let refusals = Set(Self.column(-1, of: markdown, header: "| rule | refusal code |").joined())
 
-        // The native contract's 19 and the NetworkManager dialect's.
-        #expect(variables.count == 32, "\(variables.sorted())")
+        // The native contract's 22 and the NetworkManager dialect's 14.
+        #expect(variables.count == 36, "\(variables.sorted())")
         for variable in variables {
             #expect(
                 page.contains("Ev \(variable)\n") || page.contains("Ev \(variable) "),
