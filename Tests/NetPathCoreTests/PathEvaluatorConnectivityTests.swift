@@ -90,7 +90,7 @@ struct PathEvaluatorConnectivityTests {
             scope: .interface,
             interface: "eth0",
             connectivity: .portal,
-            previousConnectivity: .none
+            previousConnectivity: Connectivity.none
         )
         let newer = Event(
             time: Date(),
@@ -101,6 +101,6 @@ struct PathEvaluatorConnectivityTests {
             previousConnectivity: .portal
         )
         #expect(newer.supersedes(older))
-        #expect(newer.absorbing(older).previousConnectivity == .none)
+        #expect(newer.absorbing(older).previousConnectivity == Connectivity.none)
     }
 }
