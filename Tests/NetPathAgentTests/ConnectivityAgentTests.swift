@@ -104,6 +104,15 @@ struct ConnectivityAgentTests {
         }
     }
 
+    /// Runs netpathctl on a thread of its own (the in-process agent answers on the pool).
+    static func netpathctl(_ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try Command.check([BuiltProducts.path("netpathctl")] + arguments) })
+            }
+        }
+    }
+
     static let config = """
         [[interface]]
         match = "wired0"
@@ -173,6 +182,17 @@ struct ConnectivityAgentTests {
             try await agent.awaitHookRun("interface connectivity-changed wired0 full portal -")
             try await agent.awaitHookRun("path changed wired0 full")
             #expect(try await agent.request(.status).status?.paths.first?.primary?.name == "wired0")
+
+            // netpathctl probe, text and JSON, through the same socket.
+            let text = try await Self.netpathctl(["probe", "wired0", "--socket", agent.socket])
+            #expect(text.contains("wired0") && text.contains("full") && text.contains("HTTP 204"), "\(text)")
+            let json = try await Self.netpathctl(["probe", "--json", "--socket", agent.socket])
+            let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+            let reports = try #require(object?["probes"] as? [[String: Any]], "\(json)")
+            #expect(Set(reports.compactMap { $0["interface"] as? String }) == ["wired0", "lte0"])
+            #expect(reports.allSatisfy { $0["verdict"] as? String == "full" && $0["evidence"] != nil })
+            let table = try await Self.netpathctl(["status", "--socket", agent.socket])
+            #expect(table.contains("CONNECTIVITY") && table.contains("connectivity: full"), "\(table)")
             await agent.stop()
         }
     }
