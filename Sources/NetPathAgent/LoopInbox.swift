@@ -17,6 +17,9 @@ import Synchronization
 /// - **Reloads**: one entry, which collects the replies owed to every client that asked meanwhile.
 /// - **Results of work the loop handed off** (startup hooks settled, a plugin job done, the end):
 ///   the loop starts at most one job of each kind at a time, so at most one of each waits.
+/// - **Connectivity**: at most one probe tick; at most one probe result per interface (one
+///   probe per interface is in flight); `probe` requests, one per control connection at most
+///   (a connection owes one reply at a time), like reloads.
 final class LoopInbox: Sendable {
     /// Completes a `reload` request of the control socket.
     typealias Reply = @Sendable (ControlReply) -> Void
