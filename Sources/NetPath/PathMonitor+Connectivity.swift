@@ -11,6 +11,7 @@ extension PathMonitor {
         /// The last path seen, if any.
         public var lastPath: NetworkPath?
 
+        /// "no path with full connectivity within 30 seconds: the path is satisfied via eth0 with connectivity portal".
         public var description: String {
             let seen =
                 lastPath.map { path in

@@ -91,6 +91,7 @@ public final class ScriptedConnectivityProber: ConnectivityProbing {
         state.withLock { $0.counts[interface] ?? 0 }
     }
 
+    /// Records `request`, waits while its interface is held, and answers the verdict set for it.
     public func probe(_ request: ProbeRequest) async -> ProbeResult {
         state.withLock { $0.counts[request.interface, default: 0] += 1 }
         sink.yield(request)
