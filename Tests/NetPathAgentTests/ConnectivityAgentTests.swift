@@ -97,6 +97,26 @@ struct ConnectivityAgentTests {
             }
         }
 
+        /// Waits until `status` satisfies `predicate`: the loop publishes the state just after it
+        /// hands the events to the hooks, so a hook's run can come before the state is published.
+        func awaitStatus(
+            _ what: String,
+            timeout: Duration = .seconds(10),
+            where predicate: (StatusReport) -> Bool
+        ) async throws -> StatusReport {
+            let deadline = ContinuousClock.now + timeout
+            while true {
+                let status = try await request(.status).status
+                if let status, predicate(status) { return status }
+                guard ContinuousClock.now < deadline else {
+                    throw TestFailure(
+                        "timed out waiting for a status where \(what); last: \(String(describing: status))"
+                    )
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+
         func stop() async {
             await group.triggerGracefulShutdown()
             _ = try? await task.value
@@ -156,9 +176,9 @@ struct ConnectivityAgentTests {
                 agent.hookRuns().contains { $0.hasPrefix("path changed lte0 full") }
                     || agent.hookRuns().contains { $0.hasPrefix("path connectivity-changed lte0 full") }
             }
-            let status = try #require(try await agent.request(.status).status)
-            #expect(status.paths.first?.primary?.name == "lte0")
-            #expect(status.paths.first?.connectivity == .full)
+            let status = try await agent.awaitStatus("the path is on lte0 with full connectivity") {
+                $0.paths.first?.primary?.name == "lte0" && $0.paths.first?.connectivity == .full
+            }
             let wired = try #require(status.interfaces.first { $0.name == "wired0" })
             #expect(wired.connectivity == .portal)
             #expect(wired.portalURL == "http://portal.test/login")
@@ -181,7 +201,7 @@ struct ConnectivityAgentTests {
             #expect(probes.first?.evidence == "HTTP 204")
             try await agent.awaitHookRun("interface connectivity-changed wired0 full portal -")
             try await agent.awaitHookRun("path changed wired0 full")
-            #expect(try await agent.request(.status).status?.paths.first?.primary?.name == "wired0")
+            _ = try await agent.awaitStatus("the path is back on wired0") { $0.paths.first?.primary?.name == "wired0" }
 
             // netpathctl probe, text and JSON, through the same socket.
             let text = try await Self.netpathctl(["probe", "wired0", "--socket", agent.socket])
@@ -248,8 +268,9 @@ struct ConnectivityAgentTests {
             // At most one a second while flapping (spacing), plus the one after it settles.
             let seconds = Int(flapping.components.seconds) + 1
             #expect(probes <= seconds + 3, "\(probes) probes for 200 flaps in \(flapping)")
-            let status = try #require(try await agent.request(.status).status)
-            #expect(status.interfaces.first { $0.name == "wired0" }?.connectivity == .portal)
+            _ = try await agent.awaitStatus("wired0 is behind a portal") {
+                $0.interfaces.first { $0.name == "wired0" }?.connectivity == .portal
+            }
             await agent.stop()
         }
     }
