@@ -275,6 +275,43 @@ struct ConnectivityAgentTests {
         }
     }
 
+    @Test("a reload with a mistake in [connectivity] is rejected at FILE:LINE:COL; probing goes on as before")
+    func badReloadKeepsProbing() async throws {
+        try await NetworkNamespace.with(["connreload", "peer"]) { namespaces in
+            try Self.uplinks(namespaces[0], namespaces[1])
+            let prober = ScriptedConnectivityProber(default: .full)
+            let agent = try Running(namespace: namespaces[0], prober: prober, config: Self.config)
+            defer { prober.releaseAll() }
+            try await agent.awaitHookRun("interface connectivity-changed wired0 full unknown")
+
+            let file = agent.directory.appendingPathComponent("netpath.toml")
+            var good = try String(contentsOf: file, encoding: .utf8)
+            if !good.hasSuffix("\n") { good += "\n" }
+            // The [connectivity] table is the file's last: the new line belongs to it.
+            try (good + "method = \"ping\"\n").write(to: file, atomically: true, encoding: .utf8)
+            let line = good.split(separator: "\n", omittingEmptySubsequences: false).count
+            let reply: ControlReply = try await withCheckedThrowingContinuation { continuation in
+                let socket = agent.socket
+                Thread.detachNewThread {
+                    continuation.resume(with: Result { try ControlClient(path: socket).request(.reload) })
+                }
+            }
+            #expect(reply.ok == false)
+            #expect(
+                reply.error?.contains(
+                    "\(file.path):\(line):10: error: method must be \"http\" or \"icmp\", found \"ping\""
+                )
+                    == true,
+                "\(reply.error ?? "")"
+            )
+            // Still probing with the old settings: a probe now answers.
+            prober.set("wired0", .limited, evidence: "HTTP 500")
+            let probes = try #require(try await agent.request(.probe, interface: "wired0").probes)
+            #expect(probes.first?.connectivity == .limited)
+            await agent.stop()
+        }
+    }
+
     @Test("[connectivity] with no prober: a warning, states stay unknown, probe says why")
     func noProber() async throws {
         try await NetworkNamespace.with(["connnone", "peer"]) { namespaces in
