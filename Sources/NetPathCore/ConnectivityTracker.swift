@@ -68,9 +68,19 @@ public struct ConnectivityTracker: Hashable, Sendable {
         return (.full, result.evidence)
     }
 
+    /// The longest portal URL or evidence kept; the rest is cut, marked with "…".
+    public static let maximumTextLength = 2048
+
     /// Takes one result; returns whether ``connectivity`` changed.
+    ///
+    /// The portal URL and the evidence come from whatever answered on the network: they are kept
+    /// single-line (control characters escaped) and at most ``maximumTextLength`` characters,
+    /// since they reach hook variables, events and logs.
     @discardableResult
-    public mutating func record(_ result: ProbeResult) -> Bool {
+    public mutating func record(_ untrusted: ProbeResult) -> Bool {
+        var result = untrusted
+        result.portalURL = result.portalURL.map(Self.bounded)
+        result.evidence = Self.bounded(result.evidence)
         let (verdict, why) = verdict(of: result)
         roundTrip = result.roundTrip
         loss = result.loss
@@ -133,6 +143,11 @@ public struct ConnectivityTracker: Hashable, Sendable {
         let ms = d.milliseconds
         return ms >= 1000 && ms.truncatingRemainder(dividingBy: 1000) == 0
             ? "\(Int(ms / 1000)) s" : "\(Int(ms.rounded())) ms"
+    }
+
+    static func bounded(_ text: String) -> String {
+        let escaped = text.escapingControlCharacters
+        return escaped.count <= maximumTextLength ? escaped : String(escaped.prefix(maximumTextLength)) + "…"
     }
 
     static func percent(_ x: Double) -> String { "\(Int((x * 100).rounded()))%" }

@@ -121,4 +121,17 @@ struct ConnectivityTrackerTests {
         #expect(!Connectivity.limited.satisfies(.portal))
         #expect(!Connectivity.none.satisfies(.portal))
     }
+
+    @Test("a portal URL and evidence from the network are kept single-line and bounded")
+    func hostileTextIsBounded() {
+        var tracker = ConnectivityTracker()
+        let url = "http://portal.test/\nSet-Cookie: x" + String(repeating: "a", count: 10_000)
+        tracker.record(
+            ProbeResult(interface: "eth0", connectivity: .portal, portalURL: url, evidence: "HTTP 302\r\nto \(url)")
+        )
+        let kept = tracker.portalURL ?? ""
+        #expect(!kept.contains("\n") && kept.hasPrefix("http://portal.test/\\n"))
+        #expect(kept.count == ConnectivityTracker.maximumTextLength + 1)
+        #expect(!(tracker.evidence ?? "").contains { $0.isNewline })
+    }
 }
