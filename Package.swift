@@ -5,7 +5,7 @@
 //   5  netpathd, netpathctl       thin executables
 //   4  NetPathAgent               the agent as a library: main loop, control server, notify, metrics
 //      ShippedPlugins             the plugins under Plugins/, as netpathd and netpathctl register them
-//      NetPathTesting             a scriptable fake path source for tests (product)
+//      NetPathTesting             a scriptable fake path source and connectivity prober for tests (product)
 //      Network                    Apple's NWPathMonitor, NWPath, NWInterface names on Linux (product)
 //   3  NetPath                    the library product: monitors and sources; re-exports model, plugin protocol
 //      NetPathDispatch            hooks: discovery, trust, invocation contract, per-subject dispatch
@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "NetPathAgentTests",
             dependencies: [
-                "NetPathAgent", "NetPath", "NetPathCore", "NetPathControl", "TestSupport",
+                "NetPathAgent", "NetPath", "NetPathCore", "NetPathControl", "NetPathTesting", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -39,12 +39,17 @@ enum MetricPlan {
     /// index), because the kernel still uses routes of links that lost carrier. Each route gets
     /// its type's base metric, raised where needed to stay strictly above the route ranked before
     /// it: the primary gets the lowest. Empty when the path has no primary for the family.
+    ///
+    /// When connectivity is probed, an interface whose probes found less than `full` (`none`,
+    /// `limited`, `portal`) is ranked after all the others, as NetworkManager ranks the default
+    /// route of a device without full connectivity last; `unknown` (not probed) is not moved.
     static func targets(
         family: IPAddress.Family,
         path: NetworkPath,
         routes: [RouteEntry],
         types: [Int32: InterfaceType],
-        bases: Bases
+        bases: Bases,
+        connectivity: [Int32: Connectivity] = [:]
     ) -> [RouteEntry: UInt32] {
         let primary = (family == .ipv4 ? path.primaryIPv4 : path.primaryIPv6) ?? path.primary
         let managed = routes.filter { $0.route.family == family && $0.route.table == DefaultRoute.mainTable }
@@ -59,6 +64,11 @@ enum MetricPlan {
         }
         let rest = Set(managed.map(\.interfaceIndex)).subtracting(ranking)
         ranking += rest.sorted { (bases.base(type($0)), $0) < (bases.base(type($1)), $1) }
+        func demoted(_ index: Int32) -> Bool {
+            let state = connectivity[index] ?? .unknown
+            return state != .unknown && state != .full
+        }
+        ranking = ranking.filter { !demoted($0) } + ranking.filter(demoted)
 
         var targets: [RouteEntry: UInt32] = [:]
         var previous: UInt32?

@@ -22,7 +22,9 @@ import NetPathPlugin
 /// default route in the main table: the primary of each family first, then the other candidates
 /// in preference order, then the rest (links without carrier keep their routes, and IPv4 still
 /// uses them). Each route gets its type's base metric, raised where needed to stay above the
-/// route ranked before it, so the primary gets the lowest. Only default routes are changed, each
+/// route ranked before it, so the primary gets the lowest. With connectivity probing on
+/// (`[connectivity]`), an interface whose probes found less than `full` is ranked last, as
+/// NetworkManager does, and its `connectivity-changed` events re-rank. Only default routes are changed, each
 /// one add-then-delete (``NetPathPlugin/RouteEditor``), so a default route always exists. Every
 /// change is logged. The first metric each route had is remembered and restored when the agent
 /// stops or a reload disables the plugin.
@@ -67,7 +69,7 @@ public struct RouteMetricsPlugin: Plugin {
         switch (event.scope, event.name) {
         case (.path, _) where event.policy == policy:
             path = event.path ?? context.path(forPolicy: policy)
-        case (.interface, .up), (.interface, .down), (.interface, .changed):
+        case (.interface, .up), (.interface, .down), (.interface, .changed), (.interface, .connectivityChanged):
             path = context.path(forPolicy: policy)
         default:
             return
@@ -124,11 +126,22 @@ public struct RouteMetricsPlugin: Plugin {
             let present = Set(routes.map(\.slotless))
             originals = originals.filter { present.contains($0.key) }
             var types: [Int32: InterfaceType] = [:]
-            for interface in context.state.interfaces { types[interface.index] = interface.type }
+            var connectivity: [Int32: Connectivity] = [:]
+            for interface in context.state.interfaces {
+                types[interface.index] = interface.type
+                connectivity[interface.index] = interface.connectivity
+            }
             var targets: [RouteEntry: UInt32] = [:]
             for family in [IPAddress.Family.ipv4, .ipv6] {
                 targets.merge(
-                    MetricPlan.targets(family: family, path: path, routes: routes, types: types, bases: bases)
+                    MetricPlan.targets(
+                        family: family,
+                        path: path,
+                        routes: routes,
+                        types: types,
+                        bases: bases,
+                        connectivity: connectivity
+                    )
                 ) { a, _ in a }
             }
             let reason = "primary of policy \(path.policy): \(path.primary?.name ?? "none")"

@@ -101,7 +101,8 @@ package final class Agent: Service, Sendable {
             group: controlGroup,
             logger: logger,
             answer: { [self] command in Self.answer(command, currentSnapshot, hooks: hooks) },
-            reload: { [inbox] reply in inbox.post(.reload([reply])) }
+            reload: { [inbox] reply in inbox.post(.reload([reply])) },
+            probe: { [inbox] interface, reply in inbox.post(.probeNow(interface, reply)) }
         )
         // Off the cooperative pool: a stale socket is probed with a connect that may take its
         // whole timeout, and stopping waits for the server thread.
@@ -245,7 +246,7 @@ package final class Agent: Service, Sendable {
         case .status: return ControlReply(ok: true, status: snapshot.status)
         case .explain: return ControlReply(ok: true, explain: snapshot.explain)
         case .hooks: return ControlReply(ok: true, hooks: hooks.reports())
-        case .monitor, .reload: return .failure("\(command.rawValue) is not answered here")
+        case .monitor, .reload, .probe: return .failure("\(command.rawValue) is not answered here")
         }
     }
 

@@ -20,6 +20,8 @@ final class AgentMetrics: Sendable {
         var resyncs: UInt64 = 0
         var primaries: [String: String] = [:]
         var pluginErrors: [String: Int] = [:]
+        var probes = 0
+        var probedInterfaces: Set<String> = []
     }
     private let seen = Mutex(Seen())
 
@@ -43,6 +45,18 @@ final class AgentMetrics: Sendable {
     static var hookDuration: MetricNameDescriptor { name("hook_duration", "seconds", "How long hook runs took.") }
     static var pluginErrors: MetricNameDescriptor {
         name("plugin_errors", "total", "Plugin handler failures (threw or timed out).")
+    }
+    static var connectivity: MetricNameDescriptor {
+        name("connectivity", "", "1 for the interface's connectivity state (after hysteresis), 0 for the others.")
+    }
+    static var connectivityRoundTrip: MetricNameDescriptor {
+        name("connectivity_rtt", "seconds", "The round-trip time of the interface's last connectivity probe.")
+    }
+    static var connectivityLoss: MetricNameDescriptor {
+        name("connectivity_loss", "ratio", "The fraction of the last connectivity probe's requests without an answer.")
+    }
+    static var connectivityProbes: MetricNameDescriptor {
+        name("connectivity_probes", "total", "Connectivity probes started.")
     }
     static var buildInfo: MetricNameDescriptor {
         name("build_info", "", "Always 1; the version label is netpath's version (netpathd --version).")
@@ -90,6 +104,39 @@ final class AgentMetrics: Sendable {
                 }
                 seen.primaries[path.policy] = primary
             }
+        }
+    }
+
+    /// Sets the connectivity gauges of the probed interfaces, and counts the probes started
+    /// (`probes`, a running total). An interface no longer probed shows `unknown`.
+    func record(connectivity: [(name: String, tracker: ConnectivityTracker)], probes: Int) {
+        seen.withLock { seen in
+            if probes > seen.probes {
+                registry.makeCounter(descriptor: Self.connectivityProbes).increment(by: Int64(probes - seen.probes))
+                seen.probes = probes
+            }
+            var states: [String: Connectivity] = [:]
+            for (name, tracker) in connectivity {
+                states[name] = tracker.connectivity
+                if let rtt = tracker.roundTrip {
+                    registry.makeGauge(descriptor: Self.connectivityRoundTrip, labels: [("interface", name)]).set(
+                        rtt.milliseconds / 1000
+                    )
+                }
+                if let loss = tracker.loss {
+                    registry.makeGauge(descriptor: Self.connectivityLoss, labels: [("interface", name)]).set(loss)
+                }
+            }
+            for name in seen.probedInterfaces.union(states.keys) {
+                let current = states[name] ?? .unknown
+                for state in Connectivity.allCases {
+                    registry.makeGauge(
+                        descriptor: Self.connectivity,
+                        labels: [("interface", name), ("state", state.rawValue)]
+                    ).set(Int64(state == current ? 1 : 0))
+                }
+            }
+            seen.probedInterfaces.formUnion(states.keys)
         }
     }
 

@@ -28,6 +28,11 @@ package struct AgentOptions: Sendable {
     /// (Plugins drain within their runner's own `drainTimeout`.)
     package var stopWaitLimit: Duration
     package var logger: Logger
+    /// Makes the connectivity prober, once, when a configuration with `[connectivity]` is first
+    /// in force (docs/connectivity.md). `nil`: probing is unavailable; `[connectivity]` then
+    /// only logs a warning and every interface's connectivity stays `unknown`. netpathd passes
+    /// the sandboxed probe helper's client; tests pass a scripted fake.
+    package var connectivityProber: (@Sendable () -> any ConnectivityProbing)?
 
     package init(
         configPath: String? = nil,
@@ -39,7 +44,8 @@ package struct AgentOptions: Sendable {
         controlSocketPath: String? = nil,
         readyWaitLimit: Duration = .seconds(45),
         stopWaitLimit: Duration = .seconds(30),
-        logger: Logger = Logger(label: "netpathd")
+        logger: Logger = Logger(label: "netpathd"),
+        connectivityProber: (@Sendable () -> any ConnectivityProbing)? = nil
     ) {
         self.configPath = configPath
         self.recordPath = recordPath
@@ -51,5 +57,6 @@ package struct AgentOptions: Sendable {
         self.readyWaitLimit = readyWaitLimit
         self.stopWaitLimit = stopWaitLimit
         self.logger = logger
+        self.connectivityProber = connectivityProber
     }
 }

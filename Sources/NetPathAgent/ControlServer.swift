@@ -47,6 +47,9 @@ final class ControlServer: @unchecked Sendable {
     typealias Answer = @Sendable (ControlCommand) -> ControlReply
     /// Starts a reload; the completion is called with the reply, on any thread.
     typealias Reload = @Sendable (@escaping @Sendable (ControlReply) -> Void) -> Void
+    /// Starts a connectivity probe of an interface (`nil`: every probed one); the completion is
+    /// called with the reply, on any thread, when the probes end.
+    typealias Probe = @Sendable (String?, @escaping @Sendable (ControlReply) -> Void) -> Void
 
     let path: String
     /// The socket's group (`control_group`); `nil` for root's (or, not running as root, ours).
@@ -55,6 +58,7 @@ final class ControlServer: @unchecked Sendable {
     private let logger: Logger
     private let answer: Answer
     private let reload: Reload
+    private let probe: Probe?
     private var listener: Int32 = -1
     private let waker = WakePipe()
     private var started = false
@@ -80,7 +84,8 @@ final class ControlServer: @unchecked Sendable {
         limits: ControlLimits = ControlLimits(),
         logger: Logger,
         answer: @escaping Answer,
-        reload: @escaping Reload
+        reload: @escaping Reload,
+        probe: Probe? = nil
     ) {
         self.path = path
         self.group = group
@@ -88,6 +93,7 @@ final class ControlServer: @unchecked Sendable {
         self.logger = logger
         self.answer = answer
         self.reload = reload
+        self.probe = probe
     }
 
     deinit {
@@ -411,6 +417,15 @@ final class ControlServer: @unchecked Sendable {
             respond(ControlReply(ok: true, monitoring: true), to: connection)
             connection.startMonitoring(at: .now)
             shared.withLock { _ = $0.monitors.insert(connection.id) }
+        case .probe:
+            guard let probe else {
+                respond(.failure("this agent does not probe connectivity"), to: connection)
+                return
+            }
+            // Like reload: the connection owes this reply until the probes end (at most
+            // [connectivity]'s timeout after the one in flight).
+            let id = connection.id
+            probe(request.interface) { [weak self] reply in self?.enqueue(reply, to: id) }
         case .status, .explain, .hooks:
             respond(answer(request.command), to: connection)
         }

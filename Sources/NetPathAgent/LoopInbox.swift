@@ -1,4 +1,5 @@
 import NetPathControl
+import NetPathCore
 import NetPathLinux
 import Synchronization
 
@@ -17,6 +18,9 @@ import Synchronization
 /// - **Reloads**: one entry, which collects the replies owed to every client that asked meanwhile.
 /// - **Results of work the loop handed off** (startup hooks settled, a plugin job done, the end):
 ///   the loop starts at most one job of each kind at a time, so at most one of each waits.
+/// - **Connectivity**: at most one probe tick; at most one probe result per interface (one
+///   probe per interface is in flight); `probe` requests, one per control connection at most
+///   (a connection owes one reply at a time), like reloads.
 final class LoopInbox: Sendable {
     /// Completes a `reload` request of the control socket.
     typealias Reply = @Sendable (ControlReply) -> Void
@@ -38,6 +42,13 @@ final class LoopInbox: Sendable {
         case pluginsSettled
         /// The engine stopped: stop the agent.
         case ended
+        /// A connectivity probe is due.
+        case probeTick
+        /// A connectivity probe of the interface with this index ended: at most one per
+        /// interface is in flight, so at most one per interface waits here.
+        case probed(Int32, sequence: UInt64, result: ProbeResult)
+        /// `netpathctl probe`: probe this interface (or every probed one) now and reply.
+        case probeNow(String?, Reply)
     }
 
     private struct State {
@@ -137,7 +148,8 @@ extension LoopInbox.Input {
     /// Whether a queued `self` already asks for what `other` asks.
     fileprivate func coalesces(with other: Self) -> Bool {
         switch (self, other) {
-        case (.tick, .tick), (.targetsResolved, .targetsResolved), (.reload, .reload): return true
+        case (.tick, .tick), (.targetsResolved, .targetsResolved), (.reload, .reload), (.probeTick, .probeTick):
+            return true
         default: return false
         }
     }

@@ -26,6 +26,8 @@ final class MainLoop {
     private let control: ControlServer
     private let recorder: TraceWriter?
     private let inbox: LoopInbox
+    /// Connectivity probing: its results come back through the inbox.
+    private let connectivity: ConnectivityMonitor
     private var logger: Logger { agent.options.logger }
 
     private var tracker: PathTracker
@@ -70,10 +72,19 @@ final class MainLoop {
         tracker = PathTracker(policies: configuration.policies)
         settler = Settler(window: configuration.agent.settle)
         matcher = RuleMatcher(configuration: configuration)
+        connectivity = ConnectivityMonitor(
+            inbox: inbox,
+            logger: agent.options.logger,
+            makeProber: agent.options.connectivityProber
+        )
+        connectivity.configure(configuration.connectivity)
     }
 
     func run() async {
-        defer { timer?.cancel() }
+        defer {
+            timer?.cancel()
+            connectivity.stop()
+        }
         while true {
             switch await inbox.next() {
             case .update(let snapshot):
@@ -96,8 +107,18 @@ final class MainLoop {
             case .ended:
                 await stop()
                 return
+            case .probeTick:
+                connectivity.tick()
+            case .probed(let index, let sequence, let result):
+                if connectivity.received(index, sequence: sequence, result: result, at: .now) {
+                    reevaluateConnectivity()
+                }
+            case .probeNow(let interface, let reply):
+                connectivity.probeNow(interface, reply: reply, at: .now)
             }
             scheduleTick()
+            // After every input: what it changed may make a probe due (never awaited here).
+            connectivity.pump()
         }
     }
 
@@ -105,10 +126,14 @@ final class MainLoop {
 
     private func start(with snapshot: KernelSnapshot) {
         lastSnapshot = snapshot
-        let update = observer.update(from: snapshot)
-        lastUpdate = update
+        let raw = observer.update(from: snapshot)
+        lastUpdate = raw
+        connectivity.observe(raw.state, at: .now)
+        var update = raw
+        update.state = connectivity.overlay(raw.state)
         record(update)
         let startup = tracker.start(with: update.state, at: update.time)
+        connectivity.observe(paths: [], tracker.paths, at: .now)
         plugins.update(state: tracker.state, paths: tracker.paths)
         // Plugins get their startup events after their `start`, which may take up to its timeout:
         // the runner holds the events meanwhile, and the loop goes on.
@@ -216,11 +241,23 @@ final class MainLoop {
         carryOut(update)
     }
 
-    /// Records `update`, turns it into events, and hands them on.
-    private func carryOut(_ update: SystemUpdate) {
-        lastUpdate = update
+    /// A probe changed what an interface shows: evaluate the last state again with it.
+    private func reevaluateConnectivity() {
+        guard var update = lastUpdate else { return }
+        update.time = Date()
+        carryOut(update)
+    }
+
+    /// Records `update` (with connectivity laid over it), turns it into events, and hands them on.
+    private func carryOut(_ raw: SystemUpdate) {
+        lastUpdate = raw
+        connectivity.observe(raw.state, at: .now)
+        var update = raw
+        update.state = connectivity.overlay(raw.state)
         record(update)
+        let oldPaths = tracker.paths
         let events = tracker.update(to: update.state, at: update.time)
+        connectivity.observe(paths: oldPaths, tracker.paths, at: .now)
         // Plugins read the new state through their context before they get its events.
         plugins.update(state: tracker.state, paths: tracker.paths)
         dispatch(settler.receive(events, at: .now))
@@ -249,6 +286,7 @@ final class MainLoop {
             if let update { snapshot.time = update.time }
         }
         agent.metrics.record(paths: paths)
+        agent.metrics.record(connectivity: connectivity.states, probes: connectivity.probesStarted)
     }
 
     private var statusLine: String {
@@ -366,11 +404,16 @@ final class MainLoop {
         let plan = plugins.prepareReload(newPlugins)
         observer.setOverrides(new.interfaces)
         observer.setTargets(new.policies.compactMap(\.target))
+        connectivity.configure(new.connectivity)
         var events = tracker.setPolicies(new.policies, at: Date())
         // New overrides may change types or metered flags now, not at the next kernel change.
         if let lastSnapshot {
-            let update = observer.update(from: lastSnapshot)
-            events += tracker.update(to: update.state, at: Date())
+            let raw = observer.update(from: lastSnapshot)
+            lastUpdate = raw
+            connectivity.observe(raw.state, at: .now)
+            let oldPaths = tracker.paths
+            events += tracker.update(to: connectivity.overlay(raw.state), at: Date())
+            connectivity.observe(paths: oldPaths, tracker.paths, at: .now)
         }
         plugins.update(state: tracker.state, paths: tracker.paths)
         dispatch(settler.receive(events, at: .now))

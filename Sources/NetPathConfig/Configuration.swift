@@ -64,6 +64,9 @@ public struct Configuration: Hashable, Sendable {
     /// The `[[rule]]` tables, in file order. Empty means dispatcher mode: every event goes to
     /// every hook.
     public var rules: [Rule]
+    /// The `[connectivity]` table: how interfaces are probed for internet access; `nil` (no
+    /// table, the default) probes nothing and every interface's connectivity stays `unknown`.
+    public var connectivity: ConnectivitySettings?
     /// The `[plugin.NAME]` tables by plugin name, unvalidated: each plugin checks its own.
     public var plugins: [String: TOMLTable]
     /// What validation accepted but found suspicious, as `FILE:LINE:COL: warning: …`.
@@ -77,7 +80,8 @@ public struct Configuration: Hashable, Sendable {
         policies: [PathPolicy] = [],
         rules: [Rule] = [],
         plugins: [String: TOMLTable] = [:],
-        warnings: [Diagnostic] = []
+        warnings: [Diagnostic] = [],
+        connectivity: ConnectivitySettings? = nil
     ) {
         self.agent = agent
         self.hookDirectories = hookDirectories
@@ -86,6 +90,7 @@ public struct Configuration: Hashable, Sendable {
         self.rules = rules
         self.plugins = plugins
         self.warnings = warnings
+        self.connectivity = connectivity
     }
 
     /// Every hook directory: `hooks_dir` (dialect `netpath`) first, then the `[[hook_dir]]`

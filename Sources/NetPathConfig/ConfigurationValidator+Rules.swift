@@ -2,7 +2,9 @@ import NetPathCore
 
 // [[rule]]
 extension ConfigurationValidator {
-    static let ruleKeys = ["name", "on", "policy", "interface", "type", "metered", "run", "plugins", "timeout"]
+    static let ruleKeys = [
+        "name", "on", "policy", "interface", "type", "metered", "connectivity", "run", "plugins", "timeout",
+    ]
 
     mutating func rules(_ tables: [TOMLTable], policies: [PathPolicy], plugins: [String: TOMLTable]) -> [Rule] {
         var result: [Rule] = []
@@ -85,6 +87,22 @@ extension ConfigurationValidator {
         let types = interfaceTypes(table, "type")
         rule.type = types.map(\.0)
         rule.metered = bool(table, "metered")
+        if let states = strings(table, "connectivity", example: "[\"portal\", \"full\"]") {
+            let all = Connectivity.allCases.map(\.rawValue)
+            for (text, at) in states {
+                guard let state = Connectivity(rawValue: text) else {
+                    let suggestion = Suggestion.clause(for: text, in: all)
+                    let hint = suggestion.isEmpty ? "; expected one of \(Self.list(all))" : suggestion
+                    error("unknown connectivity \(TOMLValue.quoted(text)) in connectivity\(hint)", at: at)
+                    continue
+                }
+                if rule.connectivity.contains(state) {
+                    error("\(TOMLValue.quoted(text)) is listed twice in connectivity", at: at)
+                    continue
+                }
+                rule.connectivity.append(state)
+            }
+        }
 
         // A path without a primary interface has no name or type to match: warn when the rule
         // can fire only on path events, one of which is "unsatisfied".

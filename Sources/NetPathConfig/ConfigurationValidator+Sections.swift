@@ -158,7 +158,7 @@ extension ConfigurationValidator {
 
     // MARK: - [[policy]]
 
-    static let policyKeys = ["name", "require", "prohibit", "metered", "prefer", "target"]
+    static let policyKeys = ["name", "require", "prohibit", "metered", "prefer", "target", "require_connectivity"]
 
     mutating func policies(_ tables: [TOMLTable]) -> [PathPolicy] {
         var result: [PathPolicy] = []
@@ -217,14 +217,19 @@ extension ConfigurationValidator {
                 target = text
             }
         }
+        let requireConnectivity = requireConnectivity(table)
         guard let (name, _) = name else { return nil }
+        if requireConnectivity != nil, let at = table["require_connectivity"]?.location {
+            requireConnectivityLocations.append((name, at))
+        }
         return PathPolicy(
             name: name,
             require: require.map(\.0),
             prohibit: prohibit.map(\.0),
             metered: metered,
             prefer: prefer.map(\.0),
-            target: target
+            target: target,
+            requireConnectivity: requireConnectivity
         )
     }
 

@@ -11,6 +11,8 @@ struct ConfigurationValidator {
     let groupExists: (@Sendable (String) -> Bool)?
     private(set) var errors: [Diagnostic] = []
     private(set) var warnings: [Diagnostic] = []
+    /// Where each policy's `require_connectivity` is written, for the warning without `[connectivity]`.
+    var requireConnectivityLocations: [(String, SourceLocation)] = []
 
     init(file: String, knownPlugins: Set<String>?, groupExists: (@Sendable (String) -> Bool)? = nil) {
         self.file = file
@@ -21,13 +23,14 @@ struct ConfigurationValidator {
     static let sections: [(key: String, shown: String)] = [
         ("agent", "[agent]"), ("hook_dir", "[[hook_dir]]"), ("interface", "[[interface]]"), ("policy", "[[policy]]"),
         ("rule", "[[rule]]"),
-        ("plugin", "[plugin.NAME]"),
+        ("connectivity", "[connectivity]"), ("plugin", "[plugin.NAME]"),
     ]
 
     mutating func validate(_ root: TOMLTable) -> Configuration {
         var configuration = Configuration()
         var ruleTables: [TOMLTable] = []
         var hookDirectoryTables: [TOMLTable] = []
+        var connectivityLocation: SourceLocation?
         for entry in root.entries {
             switch entry.key {
             case "agent":
@@ -42,6 +45,11 @@ struct ConfigurationValidator {
                 configuration.policies = policies(tables(entry.value, key: "policy"))
             case "rule":
                 ruleTables = tables(entry.value, key: "rule")
+            case "connectivity":
+                if let table = requireTable(entry.value, key: "connectivity", shown: "[connectivity]") {
+                    configuration.connectivity = connectivity(table)
+                    connectivityLocation = entry.keyLocation
+                }
             case "plugin":
                 configuration.plugins = pluginTables(entry.value)
             default:
@@ -70,6 +78,14 @@ struct ConfigurationValidator {
             hookDirectoryTables,
             hooksDirectory: configuration.agent.hooksDirectory
         )
+        if connectivityLocation == nil {
+            for (policy, at) in requireConnectivityLocations {
+                warning(
+                    "policy \(TOMLValue.quoted(policy)) sets require_connectivity, but there is no [connectivity] table: nothing is probed, every interface stays \"unknown\" and the requirement never takes one out",
+                    at: at
+                )
+            }
+        }
         // Rules come last: they refer to policies, which may be written after them.
         configuration.rules = rules(ruleTables, policies: configuration.policies, plugins: configuration.plugins)
         return configuration

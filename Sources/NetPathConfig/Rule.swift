@@ -13,6 +13,8 @@ import NetPathCore
 ///   primary interface. A path without a primary (unsatisfied) matches only a glob that
 ///   matches the empty name, such as `*`; validation warns about such a rule on `unsatisfied`.
 /// - ``metered``: the interface is metered; for path events, the path is expensive.
+/// - ``connectivity``: the interface's connectivity (the path's, for path events) is listed:
+///   for `connectivity-changed`, the new state.
 public struct Rule: Hashable, Sendable {
     /// The rule's name, unique in the file; shown by `explain` and passed as `NETPATH_RULE`.
     public var name: String
@@ -26,6 +28,8 @@ public struct Rule: Hashable, Sendable {
     public var type: [InterfaceType]
     /// Only metered (`true`) or unmetered (`false`) interfaces or paths.
     public var metered: Bool?
+    /// Only interfaces (or paths) whose connectivity is one of these; empty means any.
+    public var connectivity: [Connectivity]
     /// The hooks to run, by file name in the hooks directory; `nil` means every hook there.
     public var run: [String]?
     /// The in-process plugins to call, by name.
@@ -43,6 +47,7 @@ public struct Rule: Hashable, Sendable {
         interface: Glob? = nil,
         type: [InterfaceType] = [],
         metered: Bool? = nil,
+        connectivity: [Connectivity] = [],
         run: [String]? = nil,
         plugins: [String] = [],
         timeout: Duration? = nil,
@@ -54,6 +59,7 @@ public struct Rule: Hashable, Sendable {
         self.interface = interface
         self.type = type
         self.metered = metered
+        self.connectivity = connectivity
         self.run = run
         self.plugins = plugins
         self.timeout = timeout

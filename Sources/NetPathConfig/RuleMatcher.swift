@@ -137,6 +137,18 @@ public struct RuleMatcher: Sendable {
                 return (.metered, "\(what) is \(metered ? "" : "not ")\(word); the rule wants metered = \(wanted)")
             }
         }
+        if !rule.connectivity.isEmpty {
+            let state = subject.connectivity ?? .unknown
+            if !rule.connectivity.contains(state) {
+                let what =
+                    event.scope == .path
+                    ? "the path's connectivity" : "interface \(q(subject.name ?? ""))'s connectivity"
+                return (
+                    .connectivity,
+                    "\(what) is \(state), not in connectivity [\(list(rule.connectivity.map(\.rawValue)))]"
+                )
+            }
+        }
         return nil
     }
 
@@ -146,6 +158,7 @@ public struct RuleMatcher: Sendable {
         var name: String?
         var type: InterfaceType?
         var isMetered: Bool?
+        var connectivity: Connectivity?
 
         init(_ event: Event) {
             switch event.scope {
@@ -154,11 +167,13 @@ public struct RuleMatcher: Sendable {
                 name = event.interface ?? event.interfaceState?.name
                 type = event.interfaceType ?? event.interfaceState?.type
                 isMetered = event.interfaceState?.isMetered
+                connectivity = event.connectivity ?? event.interfaceState?.connectivity
             case .path:
                 noun = "primary interface"
                 name = event.path.map { $0.primary?.name } ?? event.interface
                 type = event.path.map { $0.primary?.type } ?? event.interfaceType
                 isMetered = event.path?.isExpensive
+                connectivity = event.connectivity ?? event.path?.connectivity
             }
         }
     }

@@ -12,6 +12,8 @@ public struct RuleVerdict: Hashable, Sendable, CustomStringConvertible {
         case type
         /// The interface's metered flag (or the path's is_expensive) differs.
         case metered
+        /// The interface's connectivity (or the path's) is not listed.
+        case connectivity
     }
 
     /// The rule's name; `nil` in dispatcher mode.

@@ -5,7 +5,7 @@ import SystemPackage
 
 /// A connection to netpathd's control socket.
 ///
-/// Every ``request(_:timeout:)`` waits a bounded time for its reply (``replyTimeout(for:)``), so
+/// Every ``request(_:interface:timeout:)`` waits a bounded time for its reply (``replyTimeout(for:)``), so
 /// an agent that accepts connections but is stuck never hangs its caller; the `monitor` stream
 /// that follows a `monitor` request (``readLine()``) has no such bound, since events may be rare.
 ///
@@ -57,7 +57,7 @@ package final class ControlClient {
     private let path: String
     private var buffer: [UInt8] = []
 
-    /// How long ``request(_:timeout:)`` waits for the reply to `command` unless told otherwise.
+    /// How long ``request(_:interface:timeout:)`` waits for the reply to `command` unless told otherwise.
     ///
     /// Queries are answered from the agent's published state at once: 10 s means it is stuck. A
     /// `reload` is carried out by the agent's main loop, which may still be waiting (at most 45 s
@@ -67,7 +67,12 @@ package final class ControlClient {
     /// let reply = try client.request(.reload, timeout: ControlClient.replyTimeout(for: .reload))
     /// ```
     package static func replyTimeout(for command: ControlCommand) -> Duration {
-        command == .reload ? .seconds(60) : .seconds(10)
+        switch command {
+        case .reload: return .seconds(60)
+        // A probe takes up to [connectivity]'s timeout (at most a minute), after one in flight.
+        case .probe: return .seconds(150)
+        default: return .seconds(10)
+        }
     }
 
     /// How long connecting (and each send) may block: an agent that stopped accepting lets its
@@ -134,10 +139,14 @@ package final class ControlClient {
     ///
     /// - Parameter timeout: how long to wait for the reply; ``replyTimeout(for:)`` by default.
     /// - Throws: ``Failure/noReply(path:timeout:)`` when none came in time.
-    package func request(_ command: ControlCommand, timeout: Duration? = nil) throws(Failure) -> ControlReply {
+    package func request(
+        _ command: ControlCommand,
+        interface: String? = nil,
+        timeout: Duration? = nil
+    ) throws(Failure) -> ControlReply {
         let timeout = timeout ?? Self.replyTimeout(for: command)
         do {
-            try send(ControlRequest(command))
+            try send(ControlRequest(command, interface: interface))
         } catch .protocolError(let reason) {
             // An agent that refuses the connection (too many clients) writes why and closes
             // without reading the request: that reply, already here, says more than the broken pipe.

@@ -41,14 +41,64 @@ package enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case reload
     /// The hooks found and whether each is accepted (`netpathctl hooks`).
     case hooks
+    /// Probe connectivity now, on ``ControlRequest/interface`` or on every probed interface
+    /// (`netpathctl probe`); answered when the probes end.
+    case probe
 }
 
 /// One request line.
 package struct ControlRequest: Codable, Sendable, Equatable {
     package var command: ControlCommand
+    /// For `probe`: the interface to probe; `nil` probes every interface probing covers.
+    package var interface: String?
 
-    package init(_ command: ControlCommand) {
+    package init(_ command: ControlCommand, interface: String? = nil) {
         self.command = command
+        self.interface = interface
+    }
+}
+
+/// One interface's probe, as `netpathctl probe` shows it: this probe's verdict and evidence,
+/// and the interface's state after hysteresis.
+package struct ProbeReport: Codable, Sendable, Equatable {
+    /// The interface probed.
+    package var interface: String
+    /// What this one probe found.
+    package var verdict: Connectivity
+    /// The interface's connectivity after this probe and hysteresis (`up`/`down`).
+    package var connectivity: Connectivity
+    /// The portal's URL, for a `portal` verdict.
+    package var portalURL: String?
+    /// The round-trip time in milliseconds, when anything answered.
+    package var roundTripMilliseconds: Double?
+    /// The fraction of requests without an answer.
+    package var loss: Double?
+    /// Why: the probe's evidence (`HTTP 302 to http://portal/login`).
+    package var evidence: String
+
+    package init(
+        interface: String,
+        verdict: Connectivity,
+        connectivity: Connectivity,
+        portalURL: String? = nil,
+        roundTripMilliseconds: Double? = nil,
+        loss: Double? = nil,
+        evidence: String
+    ) {
+        self.interface = interface
+        self.verdict = verdict
+        self.connectivity = connectivity
+        self.portalURL = portalURL
+        self.roundTripMilliseconds = roundTripMilliseconds
+        self.loss = loss
+        self.evidence = evidence
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case interface, verdict, connectivity
+        case portalURL = "portal_url"
+        case roundTripMilliseconds = "rtt_ms"
+        case loss, evidence
     }
 }
 
@@ -129,6 +179,8 @@ package struct ControlReply: Codable, Sendable {
     package var configuration: String?
     /// For `monitor`: events follow, one per line.
     package var monitoring: Bool?
+    /// For `probe`: one report per interface probed.
+    package var probes: [ProbeReport]?
 
     package init(
         ok: Bool,
@@ -137,7 +189,8 @@ package struct ControlReply: Codable, Sendable {
         explain: ExplainReply? = nil,
         hooks: [HookReport]? = nil,
         configuration: String? = nil,
-        monitoring: Bool? = nil
+        monitoring: Bool? = nil,
+        probes: [ProbeReport]? = nil
     ) {
         self.ok = ok
         self.error = error
@@ -146,6 +199,7 @@ package struct ControlReply: Codable, Sendable {
         self.hooks = hooks
         self.configuration = configuration
         self.monitoring = monitoring
+        self.probes = probes
     }
 
     /// A failure reply.

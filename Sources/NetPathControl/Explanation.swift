@@ -11,9 +11,12 @@ package struct Explanation: Sendable {
     package let evaluations: [(PathPolicy, PathEvaluation)]
     /// The current state as events: what a rule would see at startup.
     package let events: [Event]
+    /// The interfaces as the state shows them, for the connectivity section.
+    package let interfaces: [Interface]
 
     package init(state: SystemState, configuration: Configuration, time: Date) {
         self.configuration = configuration
+        interfaces = state.interfaces
         evaluations = configuration.policies.map { ($0, PathEvaluator(policy: $0).evaluate(state)) }
         var tracker = PathTracker(policies: configuration.policies)
         events = tracker.start(with: state, at: time)
@@ -43,6 +46,7 @@ package struct Explanation: Sendable {
             out += TextTable.render(rows)
             out += "\n"
         }
+        out += connectivityText
         out +=
             configuration.isDispatcherMode
             ? "Rules: none configured (dispatcher mode): every event runs every hook in \(configuration.agent.hooksDirectory)\n"
@@ -62,6 +66,31 @@ package struct Explanation: Sendable {
         return out
     }
 
+    /// The probed interfaces with the evidence behind each state; empty when nothing was probed.
+    var connectivityText: String {
+        let probed = interfaces.filter { $0.connectivityEvidence != nil }
+        guard !probed.isEmpty || configuration.connectivity != nil else { return "" }
+        var out = "Connectivity (docs/connectivity.md)\n"
+        if probed.isEmpty {
+            out += "  nothing probed yet\n\n"
+            return out
+        }
+        var rows: [[String]] = []
+        for i in probed {
+            var state = i.connectivity.rawValue
+            if let url = i.portalURL { state += " \(url.escapingControlCharacters)" }
+            var quality: [String] = []
+            if let rtt = i.roundTrip { quality.append("\(Int(rtt.milliseconds.rounded())) ms") }
+            if let loss = i.loss { quality.append("loss \(Int((loss * 100).rounded()))%") }
+            rows.append([
+                "    " + i.name.escapingControlCharacters, state, quality.joined(separator: ", "),
+                (i.connectivityEvidence ?? "").escapingControlCharacters,
+            ])
+        }
+        out += TextTable.render(rows) + "\n"
+        return out
+    }
+
     static func summary(_ p: PathPolicy) -> String {
         var parts = ["require " + (p.require.isEmpty ? "any" : p.require.map(\.rawValue).joined(separator: ", "))]
         if !p.prohibit.isEmpty { parts.append("prohibit " + p.prohibit.map(\.rawValue).joined(separator: ", ")) }
@@ -70,6 +99,7 @@ package struct Explanation: Sendable {
             "prefer " + (p.prefer.isEmpty ? "the kernel's choice" : p.prefer.map(\.rawValue).joined(separator: " > "))
         )
         if let target = p.target { parts.append("target \(target)") }
+        if let required = p.requireConnectivity { parts.append("require_connectivity \(required)") }
         return parts.joined(separator: " · ")
     }
 
@@ -142,8 +172,27 @@ package struct Explanation: Sendable {
             package var target: String?
         }
 
+        /// One probed interface's connectivity and the evidence for it.
+        package struct ConnectivityVerdict: Codable, Sendable {
+            package var interface: String
+            package var connectivity: Connectivity
+            package var portalURL: String?
+            package var roundTripMilliseconds: Double?
+            package var loss: Double?
+            package var evidence: String
+
+            enum CodingKeys: String, CodingKey {
+                case interface, connectivity
+                case portalURL = "portal_url"
+                case roundTripMilliseconds = "rtt_ms"
+                case loss, evidence
+            }
+        }
+
         package var policies: [Policy]
         package var rules: [RuleReport]
+        /// The probed interfaces; absent from agents older than connectivity probing.
+        package var connectivity: [ConnectivityVerdict]?
     }
 
     /// The JSON form's value.
@@ -191,7 +240,19 @@ package struct Explanation: Sendable {
                 }
             )
         }
-        return Report(policies: policies, rules: rules)
+        let connectivity = interfaces.compactMap { i in
+            i.connectivityEvidence.map {
+                Report.ConnectivityVerdict(
+                    interface: i.name,
+                    connectivity: i.connectivity,
+                    portalURL: i.portalURL,
+                    roundTripMilliseconds: i.roundTrip?.milliseconds,
+                    loss: i.loss,
+                    evidence: $0
+                )
+            }
+        }
+        return Report(policies: policies, rules: rules, connectivity: connectivity)
     }
 }
 

@@ -15,6 +15,7 @@ extension Event {
     /// | `satisfied` / `unsatisfied` | `satisfied` / `unsatisfied` | the path's status |
     /// | path `changed` | path `changed` | the later carries the whole current path; `previous_interface` is taken from the older (what hooks last saw) |
     /// | path `changed` | `unsatisfied` | the changed path is gone |
+    /// | `connectivity-changed` | `connectivity-changed` | the connectivity; `previous_connectivity` is taken from the older (what hooks last saw) |
     ///
     /// `added` and `removed` are never superseded, and nothing is superseded across subjects or
     /// across the rows (`changed` never drops a queued `satisfied`: a rule on `satisfied` alone
@@ -35,7 +36,7 @@ extension Event {
         case (.satisfied, .satisfied), (.satisfied, .unsatisfied), (.unsatisfied, .satisfied),
             (.unsatisfied, .unsatisfied):
             return scope == .path
-        case (.changed, .changed):
+        case (.changed, .changed), (.connectivityChanged, .connectivityChanged):
             return true
         case (.changed, .unsatisfied):
             return scope == .path
@@ -48,6 +49,11 @@ extension Event {
     /// previous primary of a path change (what handlers last saw), the change list of an
     /// interface change.
     package func absorbing(_ older: Event) -> Event {
+        if name == .connectivityChanged, older.name == .connectivityChanged {
+            var merged = self
+            merged.previousConnectivity = older.previousConnectivity
+            return merged
+        }
         guard name == .changed, older.name == .changed else { return self }
         var merged = self
         switch scope {

@@ -23,6 +23,10 @@ public struct Event: Hashable, Sendable {
         case addressRemoved = "address-removed"
         /// Interface: type, metered, MTU, name or default routes changed. Path: a property changed while satisfied.
         case changed
+        /// Interface: the probed connectivity changed (docs/connectivity.md). Path: the path's
+        /// connectivity (its primary's) changed. ``Event/connectivity`` and
+        /// ``Event/previousConnectivity`` say from what to what.
+        case connectivityChanged = "connectivity-changed"
         // Path scope.
         /// Path: the policy's path became satisfied, or stopped being satisfied.
         case satisfied, unsatisfied
@@ -32,7 +36,7 @@ public struct Event: Hashable, Sendable {
         /// The scopes in which this name occurs.
         public var scopes: [Scope] {
             switch self {
-            case .changed: return [.interface, .path]
+            case .changed, .connectivityChanged: return [.interface, .path]
             case .satisfied, .unsatisfied: return [.path]
             default: return [.interface]
             }
@@ -69,6 +73,10 @@ public struct Event: Hashable, Sendable {
     public var address: InterfaceAddress?
     /// What changed, for `changed` events (e.g. `["mtu", "default_routes"]`).
     public var changes: [String]
+    /// The new connectivity, for `connectivity-changed`.
+    public var connectivity: Connectivity?
+    /// The connectivity before, for `connectivity-changed`.
+    public var previousConnectivity: Connectivity?
 
     /// An event with these values; the optional fields default to absent.
     public init(
@@ -83,7 +91,9 @@ public struct Event: Hashable, Sendable {
         path: NetworkPath? = nil,
         interfaceState: Interface? = nil,
         address: InterfaceAddress? = nil,
-        changes: [String] = []
+        changes: [String] = [],
+        connectivity: Connectivity? = nil,
+        previousConnectivity: Connectivity? = nil
     ) {
         self.time = time
         self.name = name
@@ -97,6 +107,8 @@ public struct Event: Hashable, Sendable {
         self.interfaceState = interfaceState
         self.address = address
         self.changes = changes
+        self.connectivity = connectivity
+        self.previousConnectivity = previousConnectivity
     }
 
     /// Which interface or policy the event is about: events with the same subject are ordered,
@@ -120,6 +132,8 @@ extension Event: Codable {
         case startup, path
         case interfaceState = "interface_state"
         case address, changes
+        case connectivity
+        case previousConnectivity = "previous_connectivity"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -137,6 +151,8 @@ extension Event: Codable {
         try c.encodeIfPresent(interfaceState, forKey: .interfaceState)
         try c.encodeIfPresent(address, forKey: .address)
         if !changes.isEmpty { try c.encode(changes, forKey: .changes) }
+        try c.encodeIfPresent(connectivity, forKey: .connectivity)
+        try c.encodeIfPresent(previousConnectivity, forKey: .previousConnectivity)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -169,7 +185,9 @@ extension Event: Codable {
             path: try c.decodeIfPresent(NetworkPath.self, forKey: .path),
             interfaceState: try c.decodeIfPresent(Interface.self, forKey: .interfaceState),
             address: try c.decodeIfPresent(InterfaceAddress.self, forKey: .address),
-            changes: try c.decodeIfPresent([String].self, forKey: .changes) ?? []
+            changes: try c.decodeIfPresent([String].self, forKey: .changes) ?? [],
+            connectivity: try c.decodeIfPresent(Connectivity.self, forKey: .connectivity),
+            previousConnectivity: try c.decodeIfPresent(Connectivity.self, forKey: .previousConnectivity)
         )
     }
 }

@@ -57,6 +57,18 @@ public struct Interface: Hashable, Sendable, Identifiable {
     public var defaultRoutes: [DefaultRoute]
     /// The facts the classification used, in the order they were considered (e.g. `"arptype=1"`).
     public var classifiedBy: [String]
+    /// Whether the link reaches the internet, as the agent's connectivity probes found it after
+    /// hysteresis (docs/connectivity.md); ``Connectivity/unknown`` when it is not probed.
+    public var connectivity: Connectivity
+    /// The captive portal's URL, when ``connectivity`` is ``Connectivity/portal``.
+    public var portalURL: String?
+    /// The round-trip time the last probe measured, when anything answered.
+    public var roundTrip: Duration?
+    /// The fraction of the last probe's requests that got no answer (0...1), when probed.
+    public var loss: Double?
+    /// Why ``connectivity`` is what it is: the last probe's evidence (`HTTP 302 to …`), single-line
+    /// and escaped; `nil` when the interface was never probed.
+    public var connectivityEvidence: String?
 
     public var id: Int32 { index }
 
@@ -77,7 +89,12 @@ public struct Interface: Hashable, Sendable, Identifiable {
         isConstrained: Bool = false,
         addresses: [InterfaceAddress] = [],
         defaultRoutes: [DefaultRoute] = [],
-        classifiedBy: [String] = []
+        classifiedBy: [String] = [],
+        connectivity: Connectivity = .unknown,
+        portalURL: String? = nil,
+        roundTrip: Duration? = nil,
+        loss: Double? = nil,
+        connectivityEvidence: String? = nil
     ) {
         self.index = index
         self.name = name
@@ -95,6 +112,11 @@ public struct Interface: Hashable, Sendable, Identifiable {
         self.addresses = addresses.sorted()
         self.defaultRoutes = defaultRoutes.sorted()
         self.classifiedBy = classifiedBy
+        self.connectivity = connectivity
+        self.portalURL = portalURL
+        self.roundTrip = roundTrip
+        self.loss = loss
+        self.connectivityEvidence = connectivityEvidence
     }
 
     /// Admin up and carrier present: the link could carry traffic.
@@ -143,6 +165,36 @@ extension Interface: Codable {
         case addresses
         case defaultRoutes = "default_routes"
         case classifiedBy = "classified_by"
+        case connectivity
+        case portalURL = "portal_url"
+        case roundTrip = "rtt_ms"
+        case loss
+        case connectivityEvidence = "connectivity_evidence"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(index, forKey: .index)
+        try c.encode(type, forKey: .type)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(driver, forKey: .driver)
+        try c.encode(adminUp, forKey: .adminUp)
+        try c.encode(carrier, forKey: .carrier)
+        try c.encode(operState, forKey: .operState)
+        try c.encode(mtu, forKey: .mtu)
+        try c.encode(mac, forKey: .mac)
+        try c.encode(isMetered, forKey: .isMetered)
+        try c.encode(meteredReason, forKey: .meteredReason)
+        try c.encode(isConstrained, forKey: .isConstrained)
+        try c.encode(addresses, forKey: .addresses)
+        try c.encode(defaultRoutes, forKey: .defaultRoutes)
+        try c.encode(classifiedBy, forKey: .classifiedBy)
+        try c.encode(connectivity, forKey: .connectivity)
+        try c.encode(portalURL, forKey: .portalURL)
+        try c.encode(roundTrip.map(\.milliseconds), forKey: .roundTrip)
+        try c.encode(loss, forKey: .loss)
+        try c.encodeIfPresent(connectivityEvidence, forKey: .connectivityEvidence)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -166,7 +218,13 @@ extension Interface: Codable {
             isConstrained: try c.decodeIfPresent(Bool.self, forKey: .isConstrained) ?? false,
             addresses: try c.decodeIfPresent([InterfaceAddress].self, forKey: .addresses) ?? [],
             defaultRoutes: try c.decodeIfPresent([DefaultRoute].self, forKey: .defaultRoutes) ?? [],
-            classifiedBy: try c.decodeIfPresent([String].self, forKey: .classifiedBy) ?? []
+            classifiedBy: try c.decodeIfPresent([String].self, forKey: .classifiedBy) ?? [],
+            // States recorded before connectivity probing have none: unknown, as then.
+            connectivity: try c.decodeIfPresent(Connectivity.self, forKey: .connectivity) ?? .unknown,
+            portalURL: try c.decodeIfPresent(String.self, forKey: .portalURL),
+            roundTrip: try c.decodeIfPresent(Double.self, forKey: .roundTrip).flatMap(Duration.init(milliseconds:)),
+            loss: try c.decodeIfPresent(Double.self, forKey: .loss).flatMap { (0...1).contains($0) ? $0 : nil },
+            connectivityEvidence: try c.decodeIfPresent(String.self, forKey: .connectivityEvidence)
         )
     }
 }

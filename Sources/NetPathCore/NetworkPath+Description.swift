@@ -7,6 +7,7 @@ extension NetworkPath: CustomStringConvertible {
     /// // default: satisfied via eth0 (wired), also wlan0 (wifi); IPv4, DNS; gateway 192.0.2.1
     /// // wired: unsatisfied (required-type-absent)
     /// // default: requires-connection (a link waits for an address)
+    /// // default: satisfied via eth0 (wired); IPv4; connectivity portal http://portal.example/login
     /// ```
     ///
     /// Interface names are printed with control characters escaped, so one path is always one line.
@@ -30,6 +31,11 @@ extension NetworkPath: CustomStringConvertible {
             }
             if isExpensive { text += "; expensive" }
             if isConstrained { text += "; constrained" }
+            // Only a probed path has one; an unprobed path reads as it always did.
+            if connectivity != .unknown {
+                text += "; connectivity \(connectivity)"
+                if connectivity == .portal, let portalURL { text += " \(portalURL.escapingControlCharacters)" }
+            }
         }
         if let origin { text += "; from the \(origin.rawValue)" }
         return text

@@ -34,6 +34,9 @@ public struct NetworkPath: Hashable, Sendable {
         /// The policy's target is a host name that has no address yet: it is being looked up
         /// (off the agent's loop), or the lookup failed. `netpathctl explain` says which.
         case targetUnresolved = "target-unresolved"
+        /// Interfaces could carry the path, but none has the connectivity the policy's
+        /// `require_connectivity` asks for (their probes found no internet, or only a portal).
+        case noConnectivity = "no-connectivity"
     }
 
     /// The identity of an interface as a path refers to it (`NWInterface`'s fields).
@@ -107,6 +110,15 @@ public struct NetworkPath: Hashable, Sendable {
     /// or evaluated by the agent itself. Two paths that differ only here are different paths: a
     /// monitor whose source switches between the agent and the kernel reports the switch.
     public var origin: Origin?
+    /// The primary interface's connectivity (docs/connectivity.md); ``Connectivity/unknown``
+    /// without a primary, or when it is not probed.
+    public var connectivity: Connectivity
+    /// The primary's captive portal URL, when ``connectivity`` is ``Connectivity/portal``.
+    public var portalURL: String?
+    /// The round-trip time the primary's last probe measured.
+    public var roundTrip: Duration?
+    /// The loss the primary's last probe measured (0...1).
+    public var loss: Double?
 
     /// Who evaluated a path: see ``NetworkPath/origin``.
     public enum Origin: String, Hashable, Sendable, Codable {
@@ -133,7 +145,11 @@ public struct NetworkPath: Hashable, Sendable {
         supportsIPv6: Bool = false,
         supportsDNS: Bool = false,
         gateways: [IPAddress] = [],
-        origin: Origin? = nil
+        origin: Origin? = nil,
+        connectivity: Connectivity = .unknown,
+        portalURL: String? = nil,
+        roundTrip: Duration? = nil,
+        loss: Double? = nil
     ) {
         self.policy = policy
         self.status = status
@@ -149,6 +165,10 @@ public struct NetworkPath: Hashable, Sendable {
         self.supportsDNS = supportsDNS
         self.gateways = gateways
         self.origin = origin
+        self.connectivity = connectivity
+        self.portalURL = portalURL
+        self.roundTrip = roundTrip
+        self.loss = loss
     }
 
     /// Whether the path's primary interface (overall, IPv4 or IPv6) has `type`, like `NWPath.usesInterfaceType(_:)`.
@@ -173,6 +193,10 @@ extension NetworkPath: Codable {
         case supportsDNS = "supports_dns"
         case gateways
         case origin
+        case connectivity
+        case portalURL = "portal_url"
+        case roundTrip = "rtt_ms"
+        case loss
     }
 
     // docs/events.md's shape: interfaces appear by name; `interface_details` carries the rest of the
@@ -193,6 +217,10 @@ extension NetworkPath: Codable {
         try c.encode(supportsIPv6, forKey: .supportsIPv6)
         try c.encode(supportsDNS, forKey: .supportsDNS)
         try c.encode(gateways, forKey: .gateways)
+        try c.encode(connectivity, forKey: .connectivity)
+        try c.encode(portalURL, forKey: .portalURL)
+        try c.encode(roundTrip.map(\.milliseconds), forKey: .roundTrip)
+        try c.encode(loss, forKey: .loss)
         // Only paths a library source delivered have one: the agent's JSON shapes stay as they are.
         try c.encodeIfPresent(origin, forKey: .origin)
     }
@@ -222,7 +250,12 @@ extension NetworkPath: Codable {
             supportsIPv6: try c.decodeIfPresent(Bool.self, forKey: .supportsIPv6) ?? false,
             supportsDNS: try c.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
             gateways: try c.decodeIfPresent([IPAddress].self, forKey: .gateways) ?? [],
-            origin: try c.decodeIfPresent(Origin.self, forKey: .origin)
+            origin: try c.decodeIfPresent(Origin.self, forKey: .origin),
+            // Agents older than connectivity probing send none.
+            connectivity: try c.decodeIfPresent(Connectivity.self, forKey: .connectivity) ?? .unknown,
+            portalURL: try c.decodeIfPresent(String.self, forKey: .portalURL),
+            roundTrip: try c.decodeIfPresent(Double.self, forKey: .roundTrip).flatMap(Duration.init(milliseconds:)),
+            loss: try c.decodeIfPresent(Double.self, forKey: .loss).flatMap { (0...1).contains($0) ? $0 : nil }
         )
     }
 }

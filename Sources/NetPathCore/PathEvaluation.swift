@@ -13,6 +13,8 @@ package struct PathEvaluation: Hashable, Sendable {
         case noRouteToTarget = "no-route-to-target"
         /// The policy's target is a host name with no address yet: being looked up, or the lookup failed.
         case targetUnresolved = "target-unresolved"
+        /// Its connectivity (probed) is below the policy's `require_connectivity`.
+        case connectivity = "no-connectivity"
     }
 
     /// Why a candidate ranked below the one before it.

@@ -95,6 +95,7 @@ private struct Evaluation {
             reason = unsatisfiedReason(rejected.map(\.1))
         }
 
+        let primaryInterface = ordered.first?.interface
         let path = NetworkPath(
             policy: policy.name,
             status: status,
@@ -106,7 +107,11 @@ private struct Evaluation {
             supportsIPv4: supportsIPv4,
             supportsIPv6: supportsIPv6,
             supportsDNS: status == .satisfied && supportsDNS,
-            gateways: gateways
+            gateways: gateways,
+            connectivity: primaryInterface?.connectivity ?? .unknown,
+            portalURL: primaryInterface?.portalURL,
+            roundTrip: primaryInterface?.roundTrip,
+            loss: primaryInterface?.loss
         )
 
         var verdicts: [PathEvaluation.Verdict] = []
@@ -196,6 +201,17 @@ private struct Evaluation {
                 )
             }
         }
+        // Last: an interface that could carry the path but whose probe found too little. Only a
+        // verdict counts against it; unknown (not probed yet, or not probed) does not.
+        if let required = policy.requireConnectivity, !i.connectivity.satisfies(required) {
+            let evidence = i.connectivityEvidence.map { ": \($0)" } ?? ""
+            return .failure(
+                Why(
+                    rejection: .connectivity,
+                    detail: "connectivity \(i.connectivity), require_connectivity = \"\(required)\"\(evidence)"
+                )
+            )
+        }
         let families = [IPAddress.Family.ipv4, .ipv6].filter { metric[$0] != nil }
         return .success(
             Candidate(
@@ -264,6 +280,8 @@ private struct Evaluation {
         // user of a `wired` monitor on a Wi-Fi-only box what is missing.
         if relevant.allSatisfy({ $0 == .wrongType }) { return .requiredTypeAbsent }
         if relevant.allSatisfy({ $0 == .wrongType || $0 == .prohibited }) { return .onlyProhibitedTypes }
+        // Interfaces that could carry the path but lack connectivity: that is what the user must know.
+        if relevant.contains(.connectivity) { return .noConnectivity }
         if relevant.contains(.targetUnresolved) { return .targetUnresolved }
         if relevant.contains(.noRouteToTarget) { return .targetUnreachable }
         if relevant.contains(.noDefaultRoute) { return .noRoute }

@@ -27,6 +27,11 @@ public struct PathPolicy: Hashable, Sendable, Codable {
     public var prefer: [InterfaceType]
     /// A host name or address; when set, only interfaces that route to it count.
     public var target: String?
+    /// The connectivity an interface needs to be a candidate (`require_connectivity`): `full`,
+    /// or `portal` to accept a captive portal too; `nil` (the default) asks for none. An
+    /// interface whose state is ``Connectivity/unknown`` (not probed yet, or not probed)
+    /// is not held to it (docs/connectivity.md).
+    public var requireConnectivity: Connectivity?
 
     /// A policy with these values; the defaults allow every interface type.
     public init(
@@ -35,7 +40,8 @@ public struct PathPolicy: Hashable, Sendable, Codable {
         prohibit: [InterfaceType] = [],
         metered: MeteredMode = .allow,
         prefer: [InterfaceType] = [],
-        target: String? = nil
+        target: String? = nil,
+        requireConnectivity: Connectivity? = nil
     ) {
         self.name = name
         self.require = require
@@ -43,6 +49,12 @@ public struct PathPolicy: Hashable, Sendable, Codable {
         self.metered = metered
         self.prefer = prefer
         self.target = target.flatMap { $0.isEmpty ? nil : $0 }
+        self.requireConnectivity = requireConnectivity
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, require, prohibit, metered, prefer, target
+        case requireConnectivity = "require_connectivity"
     }
 
     /// The policy used when the configuration names none: any interface, metered allowed, the

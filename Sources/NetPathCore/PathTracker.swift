@@ -132,11 +132,30 @@ package struct PathTracker: Sendable {
         }
         if a.isUsable && !b.isUsable { events.append(interfaceEvent(.down, b, at: time)) }
         if !a.isUsable && b.isUsable { events.append(interfaceEvent(.up, b, at: time)) }
+        // After up/down: a link comes up, then its probe says what it reaches.
+        if a.connectivity != b.connectivity {
+            var event = interfaceEvent(.connectivityChanged, b, at: time)
+            event.connectivity = b.connectivity
+            event.previousConnectivity = a.connectivity
+            events.append(event)
+        }
         return events
     }
 
     /// The path events between two paths of one policy.
     package static func pathEvents(from old: NetworkPath, to new: NetworkPath, at time: Date) -> [Event] {
+        var events = statusEvents(from: old, to: new, at: time)
+        // After the status or primary change that caused it, if one did.
+        if old.connectivity != new.connectivity {
+            var event = pathEvent(.connectivityChanged, new, previous: old.primary?.name, at: time)
+            event.connectivity = new.connectivity
+            event.previousConnectivity = old.connectivity
+            events.append(event)
+        }
+        return events
+    }
+
+    private static func statusEvents(from old: NetworkPath, to new: NetworkPath, at time: Date) -> [Event] {
         let wasSatisfied = old.status == .satisfied
         let isSatisfied = new.status == .satisfied
         if !wasSatisfied && isSatisfied {

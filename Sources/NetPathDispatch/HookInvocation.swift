@@ -30,6 +30,9 @@ import NetPathCore
 ///   | `NETPATH_ADDRESSES` | interface events: its addresses as `ADDR/PREFIX`, space-separated; path events: empty |
 ///   | `NETPATH_GATEWAYS` | path: the primaries' gateways; interface: its default routes' gateways; space-separated |
 ///   | `NETPATH_STARTUP` | `1` for the state dispatched once at start, else `0` |
+///   | `NETPATH_CONNECTIVITY` | the interface's (path: the path's) connectivity: `unknown`, `none`, `limited`, `portal`, `full` |
+///   | `NETPATH_PREVIOUS_CONNECTIVITY` | for `connectivity-changed`: the state before; else empty |
+///   | `NETPATH_PORTAL_URL` | the captive portal's URL while the connectivity is `portal`; else empty |
 ///   | `PATH` | `/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin` |
 ///   | `LANG` | `C.UTF-8` |
 ///
@@ -53,7 +56,8 @@ package struct HookInvocation: Hashable, Sendable {
         "NETPATH_EVENT", "NETPATH_SCOPE", "NETPATH_POLICY", "NETPATH_RULE", "NETPATH_INTERFACE",
         "NETPATH_INTERFACE_TYPE", "NETPATH_INTERFACE_KIND", "NETPATH_PREVIOUS_INTERFACE", "NETPATH_STATUS",
         "NETPATH_METERED", "NETPATH_CONSTRAINED", "NETPATH_IPV4", "NETPATH_IPV6", "NETPATH_DNS",
-        "NETPATH_ADDRESSES", "NETPATH_GATEWAYS", "NETPATH_STARTUP", "PATH", "LANG",
+        "NETPATH_ADDRESSES", "NETPATH_GATEWAYS", "NETPATH_STARTUP", "NETPATH_CONNECTIVITY",
+        "NETPATH_PREVIOUS_CONNECTIVITY", "NETPATH_PORTAL_URL", "PATH", "LANG",
     ]
 
     /// The hook's file name in the hooks directory; the program run is that file, as checked
@@ -185,6 +189,7 @@ package struct HookInvocation: Hashable, Sendable {
             "NETPATH_INTERFACE_KIND": state?.kind ?? "",
             "NETPATH_PREVIOUS_INTERFACE": event.previousInterface ?? "",
             "NETPATH_STARTUP": flag(event.startup),
+            "NETPATH_PREVIOUS_CONNECTIVITY": event.previousConnectivity?.rawValue ?? "",
             "PATH": Self.path,
             "LANG": Self.language,
         ]
@@ -198,6 +203,9 @@ package struct HookInvocation: Hashable, Sendable {
             environment["NETPATH_DNS"] = path.map { flag($0.supportsDNS) } ?? ""
             environment["NETPATH_ADDRESSES"] = ""
             environment["NETPATH_GATEWAYS"] = (path?.gateways ?? []).map(\.description).joined(separator: " ")
+            let connectivity = event.connectivity ?? path?.connectivity ?? .unknown
+            environment["NETPATH_CONNECTIVITY"] = connectivity.rawValue
+            environment["NETPATH_PORTAL_URL"] = connectivity == .portal ? path?.portalURL ?? "" : ""
         case .interface:
             let families = state?.routableFamilies ?? []
             environment["NETPATH_STATUS"] = state?.operState.rawValue ?? ""
@@ -210,6 +218,9 @@ package struct HookInvocation: Hashable, Sendable {
                 .map { "\($0.address)/\($0.prefixLength)" }.joined(separator: " ")
             environment["NETPATH_GATEWAYS"] = (state?.defaultRoutes ?? []).compactMap(\.gateway)
                 .map(\.description).joined(separator: " ")
+            let connectivity = event.connectivity ?? state?.connectivity ?? .unknown
+            environment["NETPATH_CONNECTIVITY"] = connectivity.rawValue
+            environment["NETPATH_PORTAL_URL"] = connectivity == .portal ? state?.portalURL ?? "" : ""
         }
         return environment
     }

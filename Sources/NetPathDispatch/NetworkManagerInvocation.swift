@@ -11,8 +11,13 @@ import NetPathCore
 ///   gains or loses an address of that family (netpath's `address-added` / `address-removed`):
 ///   that is what those actions stand for to the scripts (new addresses, the same connection).
 ///   Never sent: `pre-up`, `pre-down`, `vpn-*` (netpath activates no connection, so there is no
-///   moment before one comes up or goes down), `connectivity-change` (netpath has no
-///   connectivity check yet), `hostname` and `dns-change` (netpath does not watch them).
+///   moment before one comes up or goes down), `hostname` and `dns-change` (netpath does not
+///   watch them).
+/// - `connectivity-change` when a path's connectivity changes (netpath's path-scope
+///   `connectivity-changed`; one per policy whose path changed), with an empty interface
+///   argument and only `CONNECTIVITY_STATE` (`NONE`, `PORTAL`, `LIMITED`, `FULL` or
+///   `UNKNOWN`, as NetworkManager spells them), `PATH` and `NM_DISPATCHER_ACTION` in the
+///   environment, as NetworkManager sends it: connectivity belongs to no one device there.
 /// - **environment**, exactly these variables (nothing inherited from the agent):
 ///
 ///   | variable | value |
@@ -43,9 +48,14 @@ package enum NetworkManagerInvocation {
         case up, down
         case dhcp4Change = "dhcp4-change"
         case dhcp6Change = "dhcp6-change"
+        case connectivityChange = "connectivity-change"
 
         /// The action `event` stands for, or `nil` when it stands for none.
         package init?(_ event: Event) {
+            if event.scope == .path, event.name == .connectivityChanged {
+                self = .connectivityChange
+                return
+            }
             guard event.scope == .interface, let state = event.interfaceState else { return nil }
             switch event.name {
             case .up: self = .up
@@ -61,7 +71,7 @@ package enum NetworkManagerInvocation {
 
         /// Whether NetworkManager's device is activated for this action, so that the `IP4_*`
         /// and `IP6_*` variables are set.
-        var isActivated: Bool { self != .down }
+        var isActivated: Bool { self != .down && self != .connectivityChange }
     }
 
     /// The variables in the order NetworkManager writes them.
@@ -73,7 +83,23 @@ package enum NetworkManagerInvocation {
 
     /// The invocation of `script` for `event`, or `nil` when the event stands for no action.
     package static func invocation(script: String, event: Event, timeout: Duration) -> HookInvocation? {
-        guard let action = Action(event), let interface = event.interface else { return nil }
+        guard let action = Action(event) else { return nil }
+        if action == .connectivityChange {
+            let state = event.connectivity ?? event.path?.connectivity ?? .unknown
+            return HookInvocation(
+                hook: script,
+                arguments: [script, "", action.rawValue],
+                environment: [
+                    "CONNECTIVITY_STATE": state.rawValue.uppercased(),
+                    "PATH": HookInvocation.path,
+                    "NM_DISPATCHER_ACTION": action.rawValue,
+                ],
+                variableOrder: ["CONNECTIVITY_STATE"] + trailingVariables,
+                interfaceVariables: [],
+                timeout: timeout
+            )
+        }
+        guard let interface = event.interface else { return nil }
         let environment = self.environment(action: action, interface: interface, state: event.interfaceState)
         let order =
             variableOrder + ipVariables(environment, "IP4_") + ipVariables(environment, "IP6_") + trailingVariables

@@ -178,6 +178,7 @@
             case .meteredDenied: "Metered interface denied"
             case .targetUnreachable: "Target unreachable"
             case .targetUnresolved: "Target not resolved"
+            case .noConnectivity: "No internet connectivity"
             }
         }
     }

@@ -30,6 +30,14 @@ extension Netpathctl {
             for setting in c.hookDirectories {
                 summary += " and \(setting.paths.joined(separator: ":")) (\(setting.dialect))"
             }
+            if let probing = c.connectivity {
+                let method: String
+                switch probing.method {
+                case .http: method = "http"
+                case .icmp: method = "icmp"
+                }
+                summary += ", connectivity probed by \(method) every \(probing.interval.configurationText)"
+            }
             if !c.warnings.isEmpty { summary += ", \(count(c.warnings.count, "warning", "warnings"))" }
             print(summary)
         }

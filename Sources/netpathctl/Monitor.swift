@@ -203,6 +203,7 @@ enum EventRenderer {
             if let type = event.interfaceType { text += " (\(type))" }
             if let address = event.address { text += " \(address)" }
             if !event.changes.isEmpty { text += " [\(event.changes.joined(separator: ", "))]" }
+            text += connectivity(event)
             return text
         case .path:
             var text = "\(clock)  path \(event.name.rawValue.padding(10))  \(event.policy ?? "-"): "
@@ -212,8 +213,19 @@ enum EventRenderer {
                 if let reason = path.unsatisfiedReason { text += " (\(reason.rawValue))" }
             }
             if let previous = event.previousInterface, previous != event.interface { text += ", was \(previous)" }
+            text += connectivity(event)
             return text
         }
+    }
+
+    /// ` connectivity portal (was full) http://portal.test/`, for connectivity-changed.
+    static func connectivity(_ event: Event) -> String {
+        guard let new = event.connectivity else { return "" }
+        var text = " connectivity \(new)"
+        if let old = event.previousConnectivity { text += " (was \(old))" }
+        let url = event.scope == .path ? event.path?.portalURL : event.interfaceState?.portalURL
+        if new == .portal, let url { text += " \(url.escapingControlCharacters)" }
+        return text
     }
 }
 

@@ -5,13 +5,16 @@ import NetPathCore
 /// The human form of `status`: one line per interface like `ip -br`, then one block per path.
 enum StatusRenderer {
     static func render(_ state: SystemState, paths: [NetworkPath]) -> String {
-        var rows: [[String]] = [["IDX", "INTERFACE", "TYPE", "KIND", "STATE", "METERED", "ADDRESSES"]]
+        var rows: [[String]] = [
+            ["IDX", "INTERFACE", "TYPE", "KIND", "STATE", "METERED", "CONNECTIVITY", "ADDRESSES"]
+        ]
         for i in state.interfaces {
             let link = !i.adminUp ? "down" : (i.carrier ? (i.isUsable ? "routable" : "carrier") : "no-carrier")
             let metered = i.isMetered ? "yes (\(i.meteredReason.rawValue))" : "no"
             let addresses = i.addresses.map(\.description).joined(separator: " ")
             rows.append([
-                String(i.index), i.name, i.type.rawValue, i.kind.isEmpty ? "-" : i.kind, link, metered, addresses,
+                String(i.index), i.name, i.type.rawValue, i.kind.isEmpty ? "-" : i.kind, link, metered,
+                connectivity(i.connectivity, portal: i.portalURL, roundTrip: i.roundTrip), addresses,
             ])
         }
         var out = table(rows)
@@ -46,7 +49,19 @@ enum StatusRenderer {
         if !path.gateways.isEmpty {
             out += "  gateways: \(path.gateways.map(\.description).joined(separator: ", "))\n"
         }
+        if path.connectivity != .unknown {
+            out +=
+                "  connectivity: \(connectivity(path.connectivity, portal: path.portalURL, roundTrip: path.roundTrip))\n"
+        }
         return out
+    }
+
+    /// `full (12 ms)`, `portal http://portal/login`, `unknown`.
+    static func connectivity(_ state: Connectivity, portal: String?, roundTrip: Duration?) -> String {
+        var text = state.rawValue
+        if state == .portal, let portal { text += " \(portal.escapingControlCharacters)" }
+        if let roundTrip { text += " (\(Int(roundTrip.milliseconds.rounded())) ms)" }
+        return text
     }
 
     static func table(_ rows: [[String]]) -> String { TextTable.render(rows) }

@@ -80,7 +80,10 @@ struct Netpathd: AsyncParsableCommand {
                     namespace: namespace,
                     environment: environment,
                     controlSocketPath: controlSocket,
-                    logger: logger
+                    logger: logger,
+                    // No probe helper in this build: [connectivity] logs a warning and every
+                    // interface's connectivity stays unknown (docs/connectivity.md).
+                    connectivityProber: nil
                 ),
                 plugins: .shipped
             )

@@ -36,6 +36,16 @@ struct CheckConfigCommandTests {
         )
     }
 
+    @Test("the summary says when connectivity is probed, how and how often")
+    func connectivitySummary() throws {
+        let (result, path) = try Self.check("[connectivity]\nmethod = \"icmp\"\ninterval = \"30s\"\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout
+                == "\(path): valid: 1 policy, no rules (dispatcher mode), 0 interface overrides, hooks in /etc/netpath/hooks.d, connectivity probed by icmp every 30s\n"
+        )
+    }
+
     @Test("an invalid file exits 1 and lists every error as FILE:LINE:COL: error: …")
     func invalidFile() throws {
         let (result, path) = try Self.check(

@@ -64,8 +64,8 @@ struct ManualPageTests {
         }
         #expect(
             tables.map(\.table) == [
-                "[agent]", "[[hook_dir]]", "[[interface]]", "[[policy]]", "[[rule]]", "[plugin.event-log]",
-                "[plugin.route-metrics]",
+                "[agent]", "[[hook_dir]]", "[[interface]]", "[[policy]]", "[[rule]]", "[connectivity]",
+                "[plugin.event-log]", "[plugin.route-metrics]",
             ]
         )
         #expect(
@@ -96,7 +96,7 @@ struct ManualPageTests {
         let described =
             Self.sections(of: page).first { $0.title == "EVENTS" }?.lines.filter { $0.hasPrefix(".It Cm ") } ?? []
 
-        #expect(events.count == 11, "\(events.sorted())")
+        #expect(events.count == 12, "\(events.sorted())")
         for event in events {
             #expect(
                 described.contains { $0.contains("Cm \(event)") },
@@ -112,8 +112,8 @@ struct ManualPageTests {
         let variables = Set(Self.column(0, of: markdown, header: "| variable |").joined())
         let refusals = Set(Self.column(-1, of: markdown, header: "| rule | refusal code |").joined())
 
-        // The native contract's 19 and the NetworkManager dialect's.
-        #expect(variables.count == 41, "\(variables.sorted())")
+        // The native contract's 22, the NetworkManager dialect's 14 and networkd-dispatcher's 9.
+        #expect(variables.count == 45, "\(variables.sorted())")
         for variable in variables {
             #expect(
                 page.contains("Ev \(variable)\n") || page.contains("Ev \(variable) "),
@@ -221,7 +221,7 @@ struct ManualPageTests {
         let help = try Command.check([netpathctl, "--help"])
         let subcommands = help.components(separatedBy: "SUBCOMMANDS:\n").last!.split(separator: "\n")
             .compactMap { $0.firstMatch(of: /^  ([a-z][a-z-]*)\s/).map { String($0.1) } }
-        #expect(subcommands.count == 7, "\(help)")
+        #expect(subcommands.count == 8, "\(help)")
         #expect(Set(blocks.keys) == Set(subcommands + [""]), "netpathctl(8) has \(blocks.keys.sorted())")
         #expect(Self.options(inPageBlock: blocks[""] ?? "") == (try Self.options(inHelpOf: [netpathctl])))
         for subcommand in subcommands {

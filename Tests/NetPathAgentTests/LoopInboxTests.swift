@@ -20,6 +20,9 @@ import Testing
         case .startupSettled(let settled): "startup \(settled)"
         case .pluginsSettled: "plugins"
         case .ended: "ended"
+        case .probeTick: "probe tick"
+        case .probed(let index, let sequence, _): "probed \(index) \(sequence)"
+        case .probeNow(let interface, _): "probe now \(interface ?? "*")"
         }
     }
 

@@ -154,14 +154,14 @@ import Testing
             line: 1,
             column: 1,
             message:
-                #"unknown key "verbose" at the top level; expected [agent], [[hook_dir]], [[interface]], [[policy]], [[rule]] or [plugin.NAME]"#
+                #"unknown key "verbose" at the top level; expected [agent], [[hook_dir]], [[interface]], [[policy]], [[rule]], [connectivity] or [plugin.NAME]"#
         ),
         .init(
             text: "[[rule]]\nname = \"r\"\nevents = [\"up\"]",
             line: 3,
             column: 1,
             message:
-                #"unknown key "events" in [[rule]]; expected one of "name", "on", "policy", "interface", "type", "metered", "run", "plugins", "timeout""#
+                #"unknown key "events" in [[rule]]; expected one of "name", "on", "policy", "interface", "type", "metered", "connectivity", "run", "plugins", "timeout""#
         ),
         .init(
             text: "[[policy]]\nname = \"p\"\nprefered = []",
@@ -370,7 +370,7 @@ import Testing
             line: 3,
             column: 7,
             message:
-                #"unknown event "link-up" in on; expected one of "added", "removed", "up", "down", "carrier-up", "carrier-down", "address-added", "address-removed", "changed", "satisfied", "unsatisfied""#
+                #"unknown event "link-up" in on; expected one of "added", "removed", "up", "down", "carrier-up", "carrier-down", "address-added", "address-removed", "changed", "connectivity-changed", "satisfied", "unsatisfied""#
         ),
         .init(
             text: "[[rule]]\nname = \"r\"\non = [\"carrier_up\"]",

@@ -190,4 +190,35 @@ import Testing
         #expect(targets.map(\.rule) == ["b", "a"])
         #expect(targets.map(\.hooks) == [.named(["10-b"]), .all])
     }
+
+    @Test("a rule's connectivity matches connectivity-changed by its new state, and other events by the current one")
+    func connectivityFilter() throws {
+        let configuration = try #require(
+            ConfigurationFixtures.load(
+                "[[rule]]\nname = \"portal\"\non = [\"connectivity-changed\", \"up\"]\nconnectivity = [\"portal\"]\n"
+            )
+        )
+        let matcher = RuleMatcher(configuration: configuration)
+        var eth0 = Interface(index: 2, name: "eth0", type: .wired)
+        eth0.connectivity = .full
+        let changed = Event(
+            time: .now,
+            name: .connectivityChanged,
+            scope: .interface,
+            interface: "eth0",
+            interfaceState: eth0,
+            connectivity: .portal,
+            previousConnectivity: .full
+        )
+        #expect(matcher.targets(for: changed).map(\.rule) == ["portal"])
+        var back = changed
+        back.connectivity = .full
+        back.previousConnectivity = .portal
+        #expect(matcher.targets(for: back).isEmpty)
+        let verdict = try #require(matcher.explain(back).first)
+        #expect(verdict.failed == .connectivity)
+        #expect(verdict.reason == "interface \"eth0\"'s connectivity is full, not in connectivity [\"portal\"]")
+        let up = Event(time: .now, name: .up, scope: .interface, interface: "eth0", interfaceState: eth0)
+        #expect(matcher.targets(for: up).isEmpty)
+    }
 }

@@ -12,11 +12,12 @@ struct EventJSONTests {
     static let pathKeys: Set<String> = [
         "policy", "status", "unsatisfied_reason", "primary", "primary_ipv4", "primary_ipv6",
         "available_interfaces", "is_expensive", "is_constrained", "supports_ipv4", "supports_ipv6",
-        "supports_dns", "gateways",
+        "supports_dns", "gateways", "connectivity", "portal_url", "rtt_ms", "loss",
     ]
     static let interfaceKeys: Set<String> = [
         "name", "index", "type", "kind", "driver", "admin_up", "carrier", "oper_state", "mtu", "mac", "metered",
-        "metered_reason", "addresses", "default_routes", "classified_by",
+        "metered_reason", "addresses", "default_routes", "classified_by", "connectivity", "portal_url", "rtt_ms",
+        "loss",
     ]
 
     /// Every kind of event the tracker produces for a realistic two-uplink box.
@@ -156,6 +157,79 @@ struct EventJSONTests {
             let line = try JSONCoding.line(event)
             #expect(!line.contains("\n"))
             #expect(line.hasPrefix(#"{"changes":"#) || line.hasPrefix(#"{"address":"#) || line.hasPrefix(#"{"event":"#))
+        }
+    }
+
+    @Test("a connectivity-changed event has connectivity and previous_connectivity, and survives a round trip")
+    func connectivityChangedShape() throws {
+        var eth0 = Sample.eth0()
+        eth0.connectivity = .portal
+        eth0.portalURL = "http://portal.example/login"
+        eth0.roundTrip = .milliseconds(4.2)
+        eth0.loss = 0
+        eth0.connectivityEvidence = "HTTP 302 to http://portal.example/login"
+        let event = Event(
+            time: Sample.time,
+            name: .connectivityChanged,
+            scope: .interface,
+            interface: "eth0",
+            interfaceType: .wired,
+            interfaceState: eth0,
+            connectivity: .portal,
+            previousConnectivity: .full
+        )
+        let json = try object(event)
+        #expect(Set(json.keys) == Self.eventKeys.union(["interface_state", "connectivity", "previous_connectivity"]))
+        #expect(json["connectivity"] as? String == "portal")
+        #expect(json["previous_connectivity"] as? String == "full")
+        let state = try #require(json["interface_state"] as? [String: Any])
+        #expect(state["portal_url"] as? String == "http://portal.example/login")
+        #expect(state["rtt_ms"] as? Double == 4.2)
+        #expect(state["connectivity_evidence"] as? String == "HTTP 302 to http://portal.example/login")
+        let data = try JSONCoding.lineEncoder().encode(event)
+        #expect(try JSONDecoder().decode(Event.self, from: data) == event)
+    }
+
+    /// The ```json blocks of docs/events.md that are whole events.
+    static func documentedEvents() throws -> [[String: Any]] {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/events.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        // Fragments (a `"kernel_routes": […]` member) are not whole objects: skipped.
+        return text.components(separatedBy: "```json\n").dropFirst().compactMap { block in
+            let body = block.components(separatedBy: "\n```").first ?? ""
+            let object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
+            return object?["version"] == nil ? nil : object
+        }
+    }
+
+    /// Every key path of a JSON value, as `a.b.c` (array elements as `a[]`).
+    static func keyPaths(_ value: Any, _ prefix: String = "") -> Set<String> {
+        if let object = value as? [String: Any] {
+            return object.reduce(into: Set<String>()) { paths, member in
+                let path = prefix.isEmpty ? member.key : "\(prefix).\(member.key)"
+                paths.insert(path)
+                paths.formUnion(keyPaths(member.value, path))
+            }
+        }
+        if let array = value as? [Any] {
+            return array.reduce(into: Set<String>()) { $0.formUnion(keyPaths($1, prefix + "[]")) }
+        }
+        return []
+    }
+
+    @Test("every event example in docs/events.md decodes, and encodes back to exactly its keys")
+    func documentedShapesMatch() throws {
+        let examples = try Self.documentedEvents()
+        #expect(examples.count >= 3, "found \(examples.count) event examples in docs/events.md")
+        for example in examples {
+            let data = try JSONSerialization.data(withJSONObject: example)
+            let event = try JSONDecoder().decode(Event.self, from: data)
+            let encoded = try object(event)
+            #expect(
+                Self.keyPaths(encoded) == Self.keyPaths(example),
+                "\(event.name): encoded has \(Self.keyPaths(encoded).subtracting(Self.keyPaths(example)).sorted()) more, docs have \(Self.keyPaths(example).subtracting(Self.keyPaths(encoded)).sorted()) more"
+            )
         }
     }
 

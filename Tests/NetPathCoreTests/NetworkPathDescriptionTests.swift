@@ -39,4 +39,20 @@ struct NetworkPathDescriptionTests {
         #expect(path.description == #"up\u001Blink: satisfied via eth\n0 (wired)"#)
         #expect(!path.description.contains("\n"))
     }
+
+    @Test("a probed path says its connectivity, and a portal's URL")
+    func connectivity() {
+        var path = NetworkPath(
+            status: .satisfied,
+            availableInterfaces: [.init(name: "eth0", index: 2, type: .wired)],
+            supportsIPv4: true
+        )
+        #expect(path.description == "default: satisfied via eth0 (wired); IPv4")
+        path.connectivity = .portal
+        path.portalURL = "http://portal.example/login"
+        #expect(
+            path.description
+                == "default: satisfied via eth0 (wired); IPv4; connectivity portal http://portal.example/login"
+        )
+    }
 }

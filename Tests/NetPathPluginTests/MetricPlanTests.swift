@@ -36,6 +36,30 @@ struct MetricPlanTests {
         #expect(targets[routes[2]] == 601)
     }
 
+    @Test("with connectivity probed, an interface without full connectivity is ranked last, even the primary")
+    func nonFullRankedLast() {
+        let routes = [Self.route(2, .ipv4, 600), Self.route(3, .ipv4, 100), Self.route(4, .ipv4, 50)]
+        let plain = MetricPlan.targets(
+            family: .ipv4,
+            path: Self.path,
+            routes: routes,
+            types: [4: .wired],
+            bases: .init()
+        )
+        let probed = MetricPlan.targets(
+            family: .ipv4,
+            path: Self.path,
+            routes: routes,
+            types: [4: .wired],
+            bases: .init(),
+            connectivity: [2: .portal, 3: .full, 4: .unknown]
+        )
+        // Unprobed (unknown) stays where it was; the portal primary drops behind everything.
+        #expect(plain[routes[0]]! < plain[routes[1]]!)
+        #expect(probed[routes[1]]! < probed[routes[2]]!)
+        #expect(probed[routes[2]]! < probed[routes[0]]!)
+    }
+
     @Test("a swap of two metrics parks one route in a free slot first; no move needs a taken slot")
     func swapBreaksTheCycle() {
         let routes = [Self.route(2, .ipv4, 600), Self.route(3, .ipv4, 100)]

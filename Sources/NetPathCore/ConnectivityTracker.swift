@@ -1,0 +1,163 @@
+/// One interface's connectivity after hysteresis: feed it each ``ProbeResult``, read
+/// ``connectivity``.
+///
+/// A pure value, no clock. The rules (docs/connectivity.md):
+/// - The first result decides at once: `unknown` is no verdict to hold on to.
+/// - A `full` answer slower than `max_rtt`, or lossier than `max_loss`, counts as a failed
+///   check: `limited`, with the reason added to the evidence.
+/// - Otherwise the state changes only after `up` consecutive results better than it (towards
+///   `full`), or `down` consecutive results worse than it; the state it changes to is the last
+///   result's. A result equal to the state, or one in the other direction, starts the count again.
+/// - The portal URL, round-trip time, loss and evidence are always the last result's, so
+///   `explain` shows what the last probe saw even while hysteresis holds the state.
+///
+/// ```swift
+/// var tracker = ConnectivityTracker(up: 1, down: 3)
+/// tracker.record(result)   // true when ``connectivity`` changed
+/// ```
+public struct ConnectivityTracker: Hashable, Sendable {
+    /// Consecutive better results needed to raise the state.
+    public var up: Int
+    /// Consecutive worse results needed to lower the state.
+    public var down: Int
+    /// A slower `full` answer is a failed check.
+    public var maxRoundTrip: Duration?
+    /// A lossier `full` answer is a failed check.
+    public var maxLoss: Double?
+
+    /// The state after hysteresis.
+    public private(set) var connectivity: Connectivity = .unknown
+    /// The portal's URL while ``connectivity`` is ``Connectivity/portal``.
+    public private(set) var portalURL: String?
+    /// The last result's round-trip time.
+    public private(set) var roundTrip: Duration?
+    /// The last result's loss.
+    public private(set) var loss: Double?
+    /// The last result's evidence, with hysteresis or quality notes; `nil` before any result.
+    public private(set) var evidence: String?
+    /// How many results in a row point away from ``connectivity`` in the same direction.
+    public private(set) var streak = 0
+    private var streakUp = false
+
+    /// A tracker with nothing recorded.
+    public init(up: Int = 1, down: Int = 1, maxRoundTrip: Duration? = nil, maxLoss: Double? = nil) {
+        self.up = max(1, up)
+        self.down = max(1, down)
+        self.maxRoundTrip = maxRoundTrip
+        self.maxLoss = maxLoss
+    }
+
+    /// A tracker with `settings`' thresholds.
+    public init(_ settings: ConnectivitySettings) {
+        self.init(up: settings.up, down: settings.down, maxRoundTrip: settings.maxRoundTrip, maxLoss: settings.maxLoss)
+    }
+
+    /// What `result` counts as: its own verdict, or `limited` for a `full` answer outside
+    /// `max_rtt` / `max_loss`; with the evidence to show for it.
+    public func verdict(of result: ProbeResult) -> (Connectivity, String) {
+        guard result.connectivity == .full else { return (result.connectivity, result.evidence) }
+        if let limit = maxRoundTrip, let rtt = result.roundTrip, rtt > limit {
+            return (
+                .limited,
+                "\(result.evidence); round trip \(Self.format(rtt)) is over max_rtt \(Self.format(limit))"
+            )
+        }
+        if let limit = maxLoss, let loss = result.loss, loss > limit {
+            return (.limited, "\(result.evidence); loss \(Self.percent(loss)) is over max_loss \(Self.percent(limit))")
+        }
+        return (.full, result.evidence)
+    }
+
+    /// The longest portal URL or evidence kept; the rest is cut, marked with "…".
+    public static let maximumTextLength = 2048
+
+    /// Takes one result; returns whether ``connectivity`` changed.
+    ///
+    /// The portal URL and the evidence come from whatever answered on the network: they are kept
+    /// single-line (control characters escaped) and at most ``maximumTextLength`` characters,
+    /// since they reach hook variables, events and logs.
+    @discardableResult
+    public mutating func record(_ untrusted: ProbeResult) -> Bool {
+        var result = untrusted
+        result.portalURL = result.portalURL.map(Self.bounded)
+        result.evidence = Self.bounded(result.evidence)
+        let (verdict, why) = verdict(of: result)
+        roundTrip = result.roundTrip
+        loss = result.loss
+        let old = connectivity
+        if connectivity == .unknown || verdict == connectivity {
+            streak = 0
+            connectivity = verdict
+            evidence = why
+        } else {
+            let better = Self.rank(verdict) > Self.rank(connectivity)
+            streak = (streak > 0 && streakUp == better) ? streak + 1 : 1
+            streakUp = better
+            let needed = better ? up : down
+            if streak >= needed {
+                streak = 0
+                connectivity = verdict
+                evidence = why
+            } else {
+                evidence =
+                    "\(why) (\(streak) of \(needed) in a row to change from \(connectivity); \(better ? "up" : "down") = \(needed))"
+            }
+        }
+        if connectivity == .portal {
+            // The last portal answer's URL; a held portal state keeps the URL it was seen with.
+            if verdict == .portal, let url = result.portalURL { portalURL = url }
+        } else {
+            portalURL = nil
+        }
+        return connectivity != old
+    }
+
+    /// Back to nothing recorded: the interface stopped being probed.
+    public mutating func reset() {
+        self = ConnectivityTracker(up: up, down: down, maxRoundTrip: maxRoundTrip, maxLoss: maxLoss)
+    }
+
+    /// `interface` with this tracker's state.
+    public func applied(to interface: Interface) -> Interface {
+        var copy = interface
+        copy.connectivity = connectivity
+        copy.portalURL = portalURL
+        copy.roundTrip = roundTrip
+        copy.loss = loss
+        copy.connectivityEvidence = evidence
+        return copy
+    }
+
+    /// The order hysteresis counts in: `unknown` (the helper failed) below every verdict.
+    static func rank(_ c: Connectivity) -> Int {
+        switch c {
+        case .unknown: return 0
+        case .none: return 1
+        case .limited: return 2
+        case .portal: return 3
+        case .full: return 4
+        }
+    }
+
+    static func format(_ d: Duration) -> String {
+        let ms = d.milliseconds
+        return ms >= 1000 && ms.truncatingRemainder(dividingBy: 1000) == 0
+            ? "\(Int(ms / 1000)) s" : "\(Int(ms.rounded())) ms"
+    }
+
+    static func bounded(_ text: String) -> String {
+        let escaped = text.escapingControlCharacters
+        return escaped.count <= maximumTextLength ? escaped : String(escaped.prefix(maximumTextLength)) + "…"
+    }
+
+    static func percent(_ x: Double) -> String { "\(Int((x * 100).rounded()))%" }
+}
+
+extension Connectivity {
+    /// Whether this state meets a policy's `require_connectivity = required`: `full` meets
+    /// everything, `portal` meets `portal`. `unknown` (not probed yet, or not probed at all)
+    /// meets every requirement: only a verdict can take an interface out (docs/connectivity.md).
+    public func satisfies(_ required: Connectivity) -> Bool {
+        self == .unknown || ConnectivityTracker.rank(self) >= ConnectivityTracker.rank(required)
+    }
+}
