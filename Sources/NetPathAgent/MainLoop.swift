@@ -139,6 +139,7 @@ final class MainLoop {
         // the runner holds the events meanwhile, and the loop goes on.
         plugins.holdUntilStarted()
         startPluginJob { [plugins] in await plugins.startAll() }
+        publish(update)
         if configuration.agent.startupEvents {
             // Startup events bypass settle (there is no burst to collapse) but teach it the state.
             dispatch(settler.receive(startup, at: .now))
@@ -147,7 +148,7 @@ final class MainLoop {
             // No startup events: networkd-dispatcher scripts run on the first state change.
             hooks.assumeNetworkdState(update.state.interfaces)
         }
-        publish(update)
+        recordMetrics()
         // READY=1 means: the state is loaded and its startup events have been dispatched. Their
         // hooks get a bounded time, so one hung hook cannot keep systemd waiting forever; the
         // wait runs beside the loop, so events, reloads and a stop are handled meanwhile.
@@ -260,8 +261,11 @@ final class MainLoop {
         connectivity.observe(paths: oldPaths, tracker.paths, at: .now)
         // Plugins read the new state through their context before they get its events.
         plugins.update(state: tracker.state, paths: tracker.paths)
-        dispatch(settler.receive(events, at: .now))
+        // Published before the hooks start: a hook that asks `netpathctl status` sees the state
+        // its event comes from. (A lock and a few stores; the metrics wait until after.)
         publish(update)
+        dispatch(settler.receive(events, at: .now))
+        recordMetrics()
     }
 
     private func record(_ update: SystemUpdate) {
@@ -285,7 +289,10 @@ final class MainLoop {
             snapshot.configurationSource = source
             if let update { snapshot.time = update.time }
         }
-        agent.metrics.record(paths: paths)
+    }
+
+    private func recordMetrics() {
+        agent.metrics.record(paths: tracker.paths)
         agent.metrics.record(connectivity: connectivity.states, probes: connectivity.probesStarted)
     }
 
@@ -416,8 +423,9 @@ final class MainLoop {
             connectivity.observe(paths: oldPaths, tracker.paths, at: .now)
         }
         plugins.update(state: tracker.state, paths: tracker.paths)
-        dispatch(settler.receive(events, at: .now))
         publish(nil)
+        dispatch(settler.receive(events, at: .now))
+        recordMetrics()
         logger.notice("configuration reloaded", metadata: ["source": .string(loaded.source)])
         return (ControlReply(ok: true, configuration: loaded.source), plan)
     }
