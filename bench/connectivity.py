@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Connectivity probing (issue 21): how soon netpathd reports a portal turning into full internet,
+and what probing costs at idle.
+
+Two namespaces joined by a veth pair (bench/namespaces.sh's add_veth): the peer runs a small HTTP
+endpoint (this file, --serve) at 192.0.2.2:8080 that answers /check with a 302 to a login page
+while its mode file says "portal" and with 204 otherwise; netpathd runs in the other namespace
+with `[connectivity] uri = "http://192.0.2.2:8080/check"` and a hook that stamps every
+`connectivity-changed` event (bench/out/hookstamp: CLOCK_REALTIME, then the interface, the event
+and NETPATH_CONNECTIVITY). Nothing leaves the two namespaces.
+
+  portal → full, default interval   the endpoint turns from portal to 204 --after seconds after the
+                                    interface was found behind the portal; how long until the hook
+                                    stamps `full` (the probe schedule backs off while not full:
+                                    docs/connectivity.md);
+  link change                       with the endpoint at 204, the link goes down and up; how long
+                                    from the up to the hook's `full` (a change triggers a probe);
+  idle                              netpathd's VmRSS with and without [connectivity] (same
+                                    namespace, both after --idle seconds), the context switches of
+                                    all its threads over --idle seconds between probes, and the
+                                    probe helper's VmRSS.
+
+Writes a JSON result to --out.
+"""
+
+import argparse
+import http.server
+import json
+import os
+import subprocess
+import sys
+import time
+
+from common import in_ns, median, spawn, status_kib, stop
+
+
+def serve(mode_file, port):
+    """The endpoint: 302 to a login page in portal mode, 204 otherwise."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            mode = open(mode_file).read().strip() if os.path.exists(mode_file) else "full"
+            if mode == "portal" and self.path.startswith("/check"):
+                self.send_response(302)
+                self.send_header("Location", f"http://192.0.2.2:{port}/login")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif self.path.startswith("/check"):
+                self.send_response(204)
+                self.end_headers()
+            else:
+                body = b"<html><body>login</body></html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    http.server.HTTPServer(("192.0.2.2", port), Handler).serve_forever()
+
+
+def stamps(path):
+    """(ts_ns, interface, event, connectivity) per stamp the hook wrote."""
+    out = []
+    if os.path.exists(path):
+        for line in open(path):
+            parts = line.split()
+            if len(parts) >= 4:
+                out.append((int(parts[0]), parts[1], parts[2], parts[3]))
+    return out
+
+
+def wait_for_stamp(path, after_ns, connectivity, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for ts, _, event, state in stamps(path):
+            if ts >= after_ns and event == "connectivity-changed" and state == connectivity:
+                return ts
+        time.sleep(0.01)
+    return None
+
+
+def now_ns():
+    return time.clock_gettime_ns(time.CLOCK_REALTIME)
+
+
+def context_switches(pid):
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/status") as f:
+            for line in f:
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    total += int(line.split()[1])
+    return total
+
+
+def helpers(pid):
+    """The probe helper processes netpathd `pid` started."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+                if stat.split(" (", 1)[1].startswith("netpath-probe)") and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(entry))
+            except (OSError, IndexError):
+                pass
+    return out
+
+
+def config(work, hooks_dir, probing, interval):
+    path = os.path.join(work, f"netpath-{'probing' if probing else 'off'}.toml")
+    text = (f'[agent]\nhooks_dir = "{hooks_dir}"\nsettle = "0s"\nstartup_events = false\nmetrics = ""\n')
+    if probing:
+        text += (f'\n[connectivity]\nuri = "http://192.0.2.2:8080/check"\ninterval = "{interval}"\n'
+                 'timeout = "2s"\n')
+    open(path, "w").write(text)
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--serve", metavar="MODE_FILE", help=argparse.SUPPRESS)
+    ap.add_argument("--ns")
+    ap.add_argument("--peer-ns")
+    ap.add_argument("--link", default="npb0")
+    ap.add_argument("--netpathd")
+    ap.add_argument("--stamp", help="the hookstamp helper (bench/hookstamp.c)")
+    ap.add_argument("--work")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--after", type=float, default=20.0,
+                    help="seconds behind the portal before the endpoint turns to 204")
+    ap.add_argument("--interval", default="5m", help="[connectivity] interval (the default is 5m)")
+    ap.add_argument("--idle", type=float, default=20.0)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    if args.serve:
+        return serve(args.serve, 8080)
+
+    work = os.path.abspath(args.work)
+    os.makedirs(work, exist_ok=True)
+    os.chmod(work, 0o755)
+    hooks_dir = os.path.join(work, "hooks.d")
+    os.makedirs(hooks_dir, exist_ok=True)
+    os.chmod(hooks_dir, 0o755)
+    stamp_file = os.path.join(work, "stamps")
+    hook = os.path.join(hooks_dir, "50-stamp")
+    with open(hook, "w") as f:
+        f.write("#!/bin/sh\n[ \"$2\" = connectivity-changed ] || exit 0\n"
+                f'exec {os.path.abspath(args.stamp)} {stamp_file} "${{1:--}}" "$2" "$NETPATH_CONNECTIVITY"\n')
+    os.chmod(hook, 0o755)
+    mode_file = os.path.join(work, "mode")
+    open(mode_file, "w").write("portal")
+
+    server = spawn(in_ns(args.peer_ns, [sys.executable, os.path.abspath(__file__), "--serve", mode_file]))
+    result = {"interval": args.interval, "after_s": args.after, "rounds": args.rounds, "idle_s": args.idle}
+    agent = None
+    try:
+        time.sleep(0.5)
+        # Idle without probing first: the baseline RSS and wake-ups.
+        socket_path = os.path.join(work, "off.sock")
+        agent = spawn(in_ns(args.ns, [args.netpathd, "--config", config(work, hooks_dir, False, args.interval),
+                                      "--control-socket", socket_path]))
+        time.sleep(2 + args.idle / 2)
+        before = context_switches(agent.pid)
+        time.sleep(args.idle / 2)
+        result["off"] = {"rss_kib": status_kib(agent.pid, "VmRSS"),
+                         "switches_per_s": (context_switches(agent.pid) - before) / (args.idle / 2)}
+        stop(agent)
+
+        socket_path = os.path.join(work, "on.sock")
+        agent = spawn(in_ns(args.ns, [args.netpathd, "--config", config(work, hooks_dir, True, args.interval),
+                                      "--control-socket", socket_path]))
+        portal_to_full = []
+        for _ in range(args.rounds):
+            open(mode_file, "w").write("portal")
+            start = now_ns()
+            # A fresh verdict: a link change makes the interface probed again.
+            subprocess.run(in_ns(args.ns, ["ip", "link", "set", args.link, "down"]), check=True)
+            subprocess.run(in_ns(args.ns, ["ip", "link", "set", args.link, "up"]), check=True)
+            subprocess.run(in_ns(args.ns, ["ip", "route", "replace", "default", "via", "192.0.2.2", "dev",
+                                           args.link, "metric", "100"]), check=True)
+            if wait_for_stamp(stamp_file, start, "portal", 30) is None:
+                sys.exit("netpathd never reported the portal: " + open(stamp_file).read() if os.path.exists(
+                    stamp_file) else "no stamps")
+            time.sleep(args.after)
+            switched = now_ns()
+            open(mode_file, "w").write("full")
+            got = wait_for_stamp(stamp_file, switched, "full", 600)
+            portal_to_full.append(None if got is None else (got - switched) / 1e6)
+        result["portal_to_full_ms"] = portal_to_full
+
+        # A link change with the endpoint at 204: from the up to the hook's `full`.
+        link_change = []
+        for _ in range(args.rounds):
+            subprocess.run(in_ns(args.ns, ["ip", "link", "set", args.link, "down"]), check=True)
+            time.sleep(0.5)
+            up = now_ns()
+            subprocess.run(in_ns(args.ns, ["ip", "link", "set", args.link, "up"]), check=True)
+            subprocess.run(in_ns(args.ns, ["ip", "route", "replace", "default", "via", "192.0.2.2", "dev",
+                                           args.link, "metric", "100"]), check=True)
+            got = wait_for_stamp(stamp_file, up, "full", 60)
+            link_change.append(None if got is None else (got - up) / 1e6)
+            time.sleep(1)
+        result["link_change_to_full_ms"] = link_change
+
+        # Idle with probing: after the last probe, a window without one (the interval is long).
+        time.sleep(args.idle / 2)
+        before = context_switches(agent.pid)
+        time.sleep(args.idle / 2)
+        result["on"] = {"rss_kib": status_kib(agent.pid, "VmRSS"),
+                        "switches_per_s": (context_switches(agent.pid) - before) / (args.idle / 2),
+                        "helper_rss_kib": [status_kib(p, "VmRSS") for p in helpers(agent.pid)]}
+    finally:
+        if agent:
+            stop(agent)
+        stop(server)
+
+    result["portal_to_full_median_ms"] = median(sorted(v for v in result["portal_to_full_ms"] if v is not None))
+    result["link_change_median_ms"] = median(sorted(v for v in result["link_change_to_full_ms"] if v is not None))
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=2)
+    print(json.dumps(result), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
