@@ -3,6 +3,7 @@
 // Module layering: every module depends only on modules of a lower level (arrows point down).
 //
 //   5  netpathd, netpathctl       thin executables
+//      ProbeHelper                netpath-probe, the sandboxed connectivity probe helper netpathd starts
 //   4  NetPathAgent               the agent as a library: main loop, control server, notify, metrics
 //      ShippedPlugins             the plugins under Plugins/, as netpathd and netpathctl register them
 //      NetPathTesting             a scriptable fake path source for tests (product)
@@ -14,11 +15,14 @@
 //      NetPathControl             control protocol and client, explain, config files, traces
 //   1  NetPathConfig              TOML parser, configuration model and validation, rules
 //      NetPathLinux               libnl engine, rules and kernel route lookups, sysfs, resolv.conf
+//      NetPathProbe               the probe helper's client (SandboxedProbe), its wire format and verdict rules
 //   0  NetPathCore                model, classification, evaluation, tracker, settle, route-editing seam (pure)
 //      CNetlink                   the libnl import
+//      CCurl, CSeccomp            the libcurl and libseccomp imports (netpath-probe only)
 //
 // Edges (→ depends on):
 //   NetPathConfig → Core                    NetPathLinux → Core, CNetlink
+//   NetPathProbe → Core                     ProbeHelper → Core, NetPathProbe, CCurl, CSeccomp
 //   NetPathControl → Core, Config           NetPathPlugin → Core, Config
 //   NetPathDispatch → Core, Config, Control, CNetlink
 //   NetPath → Core, Config, Control, Linux, Plugin
@@ -45,6 +49,7 @@ let package = Package(
         .library(name: "Network", targets: ["Network"]),
         .executable(name: "netpathd", targets: ["netpathd"]),
         .executable(name: "netpathctl", targets: ["netpathctl"]),
+        .executable(name: "netpath-probe", targets: ["ProbeHelper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,7 +67,26 @@ let package = Package(
             pkgConfig: "libnl-route-3.0",
             providers: [.apt(["libnl-3-dev", "libnl-route-3-dev", "pkg-config"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev", "pkg-config"])]
+        ),
+        .systemLibrary(
+            name: "CSeccomp",
+            pkgConfig: "libseccomp",
+            providers: [.apt(["libseccomp-dev", "pkg-config"])]
+        ),
         .target(name: "NetPathCore"),
+        // The client of netpath-probe: starts it, speaks its wire format, checks its answers.
+        .target(name: "NetPathProbe", dependencies: ["NetPathCore"]),
+        // The sandboxed helper that reads the network's answers to connectivity probes
+        // (docs/probe-helper.md). No Foundation: it stays small.
+        .executableTarget(
+            name: "ProbeHelper",
+            dependencies: ["NetPathCore", "NetPathProbe", "CCurl", "CSeccomp"],
+            path: "Sources/netpath-probe"
+        ),
         .target(
             name: "NetPathConfig",
             dependencies: ["NetPathCore"],
@@ -238,6 +262,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(name: "NetPathProbeTests", dependencies: ["NetPathProbe", "NetPathCore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "NetPathTesting", "TestSupport"]),
     ],
