@@ -26,9 +26,7 @@ struct SandboxedProbeTests {
     }
 
     static func withScratch<T>(_ body: (URL) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let directory = try ScratchDirectory.make("fake-helper")
         defer { try? FileManager.default.removeItem(at: directory) }
         return try await body(directory)
     }
