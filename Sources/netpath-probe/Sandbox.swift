@@ -67,6 +67,30 @@ enum Sandbox {
         try SeccompFilter.install()
     }
 
+    /// Tries what the sandbox must refuse and says what happened to each: `NAME=ERROR`, or
+    /// `NAME=ALLOWED` when it was not refused.
+    static func attemptForbidden() -> String {
+        func outcome(_ name: String, _ result: Int32) -> String {
+            "\(name)=\(result >= 0 ? "ALLOWED" : String(cString: strerror(errno)))"
+        }
+        var checks: [String] = []
+        let unix = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        checks.append(outcome("unix_socket", unix))
+        let file = open("/tmp/netpath-probe-sandbox-check", O_WRONLY | O_CREAT, 0o600)
+        checks.append(outcome("create_file", file))
+        let writable = open("/dev/null", O_WRONLY)
+        checks.append(outcome("open_for_writing", writable))
+        checks.append(outcome("mkdir", mkdir("/tmp/netpath-probe-sandbox-check.d", 0o700)))
+        checks.append(outcome("setuid_0", setuid(0)))
+        let child = fork()
+        if child == 0 { _exit(0) }
+        checks.append(outcome("fork", child))
+        var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        checks.append(outcome("execve", execv("/bin/true", &argv)))
+        checks.append(outcome("kill_init", kill(1, 0)))
+        return checks.joined(separator: " ")
+    }
+
     /// The effective capabilities, from /proc/self/status (read before the filter is in place).
     static func effectiveCapabilities() -> UInt64 {
         guard let status = readSmallFile("/proc/self/status") else { return 0 }

@@ -28,11 +28,15 @@ func fail(_ message: String) -> Never {
 }
 
 var mode = "http"
-let arguments = CommandLine.arguments.dropFirst()
+var arguments = Array(CommandLine.arguments.dropFirst())
+// --check-sandbox: set up as usual, then try what the sandbox must refuse and report it in a
+// `fatal` line (the tests' proof that the filter holds; netpathd never passes it).
+let checkSandbox = arguments.last == "--check-sandbox"
+if checkSandbox { arguments.removeLast() }
 if arguments.count == 2, arguments.first == "--mode", let value = arguments.last, value == "http" || value == "icmp" {
     mode = value
 } else {
-    let usage = "usage: netpath-probe --mode http|icmp (started by netpathd with its socket as fd 3)\n"
+    let usage = "usage: netpath-probe --mode http|icmp [--check-sandbox] (started by netpathd with its socket as fd 3)\n"
     _ = usage.withCString { write(2, $0, strlen($0)) }
     exit(64)
 }
@@ -73,4 +77,5 @@ do {
     fail("sandbox: \(error)")
 }
 
+if checkSandbox { fail("check: \(Sandbox.attemptForbidden())") }
 ProbeServer.run(mode: mode)
