@@ -16,7 +16,13 @@ package enum HTTPVerdict {
         /// Whether the body went on past `body` (the helper stopped reading).
         package var truncated: Bool
 
-        package init(status: Int, contentType: [UInt8]? = nil, location: [UInt8]? = nil, body: [UInt8] = [], truncated: Bool = false) {
+        package init(
+            status: Int,
+            contentType: [UInt8]? = nil,
+            location: [UInt8]? = nil,
+            body: [UInt8] = [],
+            truncated: Bool = false
+        ) {
             self.status = status
             self.contentType = contentType
             self.location = location
@@ -39,7 +45,9 @@ package enum HTTPVerdict {
     /// - any other 2xx that is a page (Content-Type text/html or application/xhtml+xml, or a body
     ///   that starts with `<`) → `portal` at `url`;
     /// - everything else (a 2xx that is not a page, a 3xx without Location, 1xx, 4xx, 5xx) → `limited`.
-    package static func classify(_ answer: Answer, url: [UInt8], expected: [UInt8]) -> (Connectivity, portalURL: [UInt8]?, evidence: String) {
+    package static func classify(_ answer: Answer, url: [UInt8], expected: [UInt8]) -> (
+        Connectivity, portalURL: [UInt8]?, evidence: String
+    ) {
         let status = answer.status
         if expected.isEmpty {
             if status == 204 && answer.body.isEmpty { return (.full, nil, "HTTP 204 as expected") }
@@ -48,7 +56,9 @@ package enum HTTPVerdict {
         }
         if (300...399).contains(status) {
             if let location = answer.location, !location.isEmpty {
-                return (.portal, location, "HTTP \(status) to \(InterfaceName.string(fromKernel: location.prefix(200)))")
+                return (
+                    .portal, location, "HTTP \(status) to \(InterfaceName.string(fromKernel: location.prefix(200)))"
+                )
             }
             return (.limited, nil, "HTTP \(status) without a Location")
         }

@@ -40,7 +40,9 @@ package enum HelperLocation {
         guard stat(path, &status) == 0 else { return "\(path): \(String(cString: strerror(errno)))" }
         guard status.st_mode & S_IFMT == S_IFREG else { return "\(path) is not a regular file" }
         guard status.st_mode & 0o111 != 0 else { return "\(path) is not executable" }
-        guard status.st_uid == 0 || status.st_uid == geteuid() else { return "\(path) is owned by uid \(status.st_uid), not by root or the agent's user" }
+        guard status.st_uid == 0 || status.st_uid == geteuid() else {
+            return "\(path) is owned by uid \(status.st_uid), not by root or the agent's user"
+        }
         guard status.st_mode & 0o022 == 0 else { return "\(path) is writable by its group or others" }
         return nil
     }

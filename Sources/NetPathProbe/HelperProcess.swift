@@ -70,7 +70,9 @@ final class HelperProcess: @unchecked Sendable {
     func send(_ line: String) -> Bool {
         var bytes = Array(line.utf8)[...]
         while !bytes.isEmpty {
-            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            let sent = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
             if sent < 0 && errno == EINTR { continue }
             guard sent > 0 else { return false }
             bytes = bytes.dropFirst(sent)
@@ -139,11 +141,14 @@ enum ReaderThread {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let created = pthread_create(
-            &thread, nil,
+            &thread,
+            nil,
             { raw in
                 Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
                 return nil
-            }, context)
+            },
+            context
+        )
         if created == 0 {
             pthread_detach(thread)
         } else {

@@ -30,7 +30,9 @@ package enum ICMPVerdict {
     ///
     /// Loss counts the echo requests of every host (one that did not resolve loses all
     /// `count`); the round trip is the mean over all replies.
-    package static func classify(_ hosts: [Host], count: Int, reliability: Int) -> (Connectivity, roundTrip: Duration?, loss: Double, evidence: String) {
+    package static func classify(_ hosts: [Host], count: Int, reliability: Int) -> (
+        Connectivity, roundTrip: Duration?, loss: Double, evidence: String
+    ) {
         let answered = hosts.filter { !$0.replies.isEmpty }.count
         let replies = hosts.flatMap(\.replies)
         let planned = max(1, hosts.count * count)

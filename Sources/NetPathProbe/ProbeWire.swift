@@ -71,8 +71,11 @@ package enum ProbeWire {
         package var evidence: [UInt8]
 
         package init(
-            connectivity: Connectivity, roundTripMicroseconds: UInt64? = nil, lossPartsPerMillion: UInt32? = nil,
-            portalURL: [UInt8]? = nil, evidence: [UInt8]
+            connectivity: Connectivity,
+            roundTripMicroseconds: UInt64? = nil,
+            lossPartsPerMillion: UInt32? = nil,
+            portalURL: [UInt8]? = nil,
+            evidence: [UInt8]
         ) {
             self.connectivity = connectivity
             self.roundTripMicroseconds = roundTripMicroseconds
@@ -156,18 +159,24 @@ package enum ProbeWire {
     }
 
     private static func number<T: FixedWidthInteger>(
-        _ word: ArraySlice<UInt8>, _ field: String, _ range: ClosedRange<T>
+        _ word: ArraySlice<UInt8>,
+        _ field: String,
+        _ range: ClosedRange<T>
     ) throws(Error) -> T {
         guard word.count <= 20, word.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
             let value = T(String(decoding: word, as: UTF8.self)), range.contains(value)
         else {
-            throw Error("\(field): expected a number in \(range.lowerBound)...\(range.upperBound), got \"\(String(decoding: word.prefix(24), as: UTF8.self))\"")
+            throw Error(
+                "\(field): expected a number in \(range.lowerBound)...\(range.upperBound), got \"\(String(decoding: word.prefix(24), as: UTF8.self))\""
+            )
         }
         return value
     }
 
     private static func optionalNumber<T: FixedWidthInteger>(
-        _ word: ArraySlice<UInt8>, _ field: String, _ range: ClosedRange<T>
+        _ word: ArraySlice<UInt8>,
+        _ field: String,
+        _ range: ClosedRange<T>
     ) throws(Error) -> T? {
         if word.count == 1 && word.first == UInt8(ascii: "-") { return nil }
         return try number(word, field, range)
@@ -176,7 +185,10 @@ package enum ProbeWire {
     private static func text(_ word: ArraySlice<UInt8>) -> String { String(decoding: word, as: UTF8.self) }
 
     private static func bounded(
-        _ word: ArraySlice<UInt8>, _ field: String, max: Int, nonEmpty: Bool = false
+        _ word: ArraySlice<UInt8>,
+        _ field: String,
+        max: Int,
+        nonEmpty: Bool = false
     ) throws(Error) -> [UInt8] {
         let bytes = try unescape(word, field: field)
         guard bytes.count <= max else { throw Error("\(field): longer than \(max) bytes") }
@@ -191,7 +203,9 @@ package enum ProbeWire {
     package static func encode(id: UInt64, _ request: ProbeRequest) -> String? {
         let name = InterfaceName.kernelBytes(request.interface)
         guard !name.isEmpty, name.count < 16 else { return nil }
-        let ms = Int(request.timeout.components.seconds) * 1000 + Int(request.timeout.components.attoseconds / 1_000_000_000_000_000)
+        let ms =
+            Int(request.timeout.components.seconds) * 1000
+            + Int(request.timeout.components.attoseconds / 1_000_000_000_000_000)
         guard (1...maximumTimeoutMilliseconds).contains(ms) else { return nil }
         var words = ["probe", String(id), escape(name), String(request.index), String(ms)]
         switch request.method {
@@ -211,7 +225,9 @@ package enum ProbeWire {
     /// Parses a request line (without its newline).
     package static func decodeRequest(_ line: some Collection<UInt8>) throws(Error) -> Request {
         let words = try words(line)
-        guard words.count >= 7, text(words[0]) == "probe" else { throw Error("expected `probe ID IFNAME IFINDEX TIMEOUT_MS METHOD …`") }
+        guard words.count >= 7, text(words[0]) == "probe" else {
+            throw Error("expected `probe ID IFNAME IFINDEX TIMEOUT_MS METHOD …`")
+        }
         let id: UInt64 = try number(words[1], "ID", 0...UInt64.max)
         let name = try bounded(words[2], "IFNAME", max: 15, nonEmpty: true)
         guard !name.contains(UInt8(ascii: "/")) else { throw Error("IFNAME: holds a /") }
@@ -223,9 +239,12 @@ package enum ProbeWire {
             guard words.count == 8 else { throw Error("http: expected URI RESPONSE") }
             method = .http(
                 uri: try bounded(words[6], "URI", max: maximumURLLength, nonEmpty: true),
-                response: try bounded(words[7], "RESPONSE", max: maximumResponseLength))
+                response: try bounded(words[7], "RESPONSE", max: maximumResponseLength)
+            )
         case "icmp":
-            guard words.count >= 9, words.count - 8 <= maximumHosts else { throw Error("icmp: expected COUNT RELIABILITY HOST… (1 to \(maximumHosts) hosts)") }
+            guard words.count >= 9, words.count - 8 <= maximumHosts else {
+                throw Error("icmp: expected COUNT RELIABILITY HOST… (1 to \(maximumHosts) hosts)")
+            }
             let count: Int = try number(words[6], "COUNT", 1...maximumCount)
             var hosts: [[UInt8]] = []
             for word in words[8...] { hosts.append(try bounded(word, "HOST", max: 255, nonEmpty: true)) }
@@ -254,7 +273,8 @@ package enum ProbeWire {
         let rtt = result.roundTripMicroseconds.map { String(min($0, 3_600_000_000)) } ?? "-"
         let loss = result.lossPartsPerMillion.map { String(min($0, 1_000_000)) } ?? "-"
         let portal = result.portalURL.map { escape($0.prefix(maximumURLLength)) } ?? "-"
-        return "result \(id) \(result.connectivity.rawValue) \(rtt) \(loss) \(portal) \(escape(result.evidence.prefix(maximumEvidenceLength)))\n"
+        return
+            "result \(id) \(result.connectivity.rawValue) \(rtt) \(loss) \(portal) \(escape(result.evidence.prefix(maximumEvidenceLength)))\n"
     }
 
     /// Parses a line from the helper (without its newline).
@@ -263,25 +283,47 @@ package enum ProbeWire {
         switch words.first.map(text) {
         case "hello":
             guard words.count == 6, text(words[1]) == "1" else { throw Error("expected `hello 1 UID GID CAPEFF MODE`") }
-            guard words[4].count <= 16, let caps = UInt64(text(words[4]), radix: 16) else { throw Error("CAPEFF: expected a hex mask") }
+            guard words[4].count <= 16, let caps = UInt64(text(words[4]), radix: 16) else {
+                throw Error("CAPEFF: expected a hex mask")
+            }
             let mode = text(words[5])
             guard mode == "http" || mode == "icmp" else { throw Error("MODE: expected http or icmp") }
-            return .hello(Hello(uid: try number(words[2], "UID", 0...UInt32.max), gid: try number(words[3], "GID", 0...UInt32.max), effectiveCapabilities: caps, mode: mode))
+            return .hello(
+                Hello(
+                    uid: try number(words[2], "UID", 0...UInt32.max),
+                    gid: try number(words[3], "GID", 0...UInt32.max),
+                    effectiveCapabilities: caps,
+                    mode: mode
+                )
+            )
         case "fatal":
             guard words.count == 2 else { throw Error("expected `fatal MESSAGE`") }
             let message = try bounded(words[1], "MESSAGE", max: maximumEvidenceLength)
             return .fatal(InterfaceName.string(fromKernel: message))
         case "result":
-            guard words.count == 7 else { throw Error("expected `result ID STATE RTT_US LOSS_PPM PORTAL_URL EVIDENCE`") }
+            guard words.count == 7 else {
+                throw Error("expected `result ID STATE RTT_US LOSS_PPM PORTAL_URL EVIDENCE`")
+            }
             let id: UInt64 = try number(words[1], "ID", 0...UInt64.max)
             // `unknown`: the helper could not make the probe (no ICMP socket, a bad URI, too busy).
-            guard let state = Connectivity(rawValue: text(words[2])) else { throw Error("STATE: expected unknown, none, limited, portal or full") }
+            guard let state = Connectivity(rawValue: text(words[2])) else {
+                throw Error("STATE: expected unknown, none, limited, portal or full")
+            }
             let rtt: UInt64? = try optionalNumber(words[3], "RTT_US", 0...3_600_000_000)
             let loss: UInt32? = try optionalNumber(words[4], "LOSS_PPM", 0...1_000_000)
             let portal = try bounded(words[5], "PORTAL_URL", max: maximumURLLength)
             guard portal.isEmpty || state == .portal else { throw Error("PORTAL_URL: only a portal has one") }
             let evidence = try bounded(words[6], "EVIDENCE", max: maximumEvidenceLength, nonEmpty: true)
-            return .result(id: id, ProbeResultFields(connectivity: state, roundTripMicroseconds: rtt, lossPartsPerMillion: loss, portalURL: portal.isEmpty ? nil : portal, evidence: evidence))
+            return .result(
+                id: id,
+                ProbeResultFields(
+                    connectivity: state,
+                    roundTripMicroseconds: rtt,
+                    lossPartsPerMillion: loss,
+                    portalURL: portal.isEmpty ? nil : portal,
+                    evidence: evidence
+                )
+            )
         default:
             throw Error("expected hello, fatal or result")
         }

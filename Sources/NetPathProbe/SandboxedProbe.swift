@@ -76,8 +76,14 @@ public actor SandboxedProbe: ConnectivityProbing {
     public func status() -> [HelperStatus] {
         slots.sorted { $0.key < $1.key }.map { mode, slot in
             HelperStatus(
-                mode: mode, processID: slot.process?.pid, uid: slot.hello?.uid, gid: slot.hello?.gid,
-                effectiveCapabilities: slot.hello?.effectiveCapabilities, starts: slot.starts, lastFailure: slot.lastFailure)
+                mode: mode,
+                processID: slot.process?.pid,
+                uid: slot.hello?.uid,
+                gid: slot.hello?.gid,
+                effectiveCapabilities: slot.hello?.effectiveCapabilities,
+                starts: slot.starts,
+                lastFailure: slot.lastFailure
+            )
         }
     }
 
@@ -90,6 +96,7 @@ public actor SandboxedProbe: ConnectivityProbing {
         }
     }
 
+    /// Probes `request.interface` in the helper for `request.method`; see ``ConnectivityProbing``.
     public func probe(_ request: ProbeRequest) async -> ProbeResult {
         if let id = idByInterface[request.interface], inFlight[id] != nil {
             return await withCheckedContinuation { inFlight[id]!.waiters.append($0) }
@@ -108,7 +115,10 @@ public actor SandboxedProbe: ConnectivityProbing {
         let wait = (slots[mode]?.notBefore ?? .now) - .now
         if slots[mode]?.process == nil, wait > .zero {
             guard wait <= request.timeout else {
-                return unknown(request, "probe helper restarting in \(wait.formatted) after: \(slots[mode]?.lastFailure ?? "a failure")")
+                return unknown(
+                    request,
+                    "probe helper restarting in \(wait.formatted) after: \(slots[mode]?.lastFailure ?? "a failure")"
+                )
             }
             try? await Task.sleep(for: wait)
             // Another request may have started it (or joined this interface) meanwhile.
@@ -123,7 +133,12 @@ public actor SandboxedProbe: ConnectivityProbing {
         }
         return await withCheckedContinuation { continuation in
             idByInterface[request.interface] = id
-            inFlight[id] = InFlight(request: request, mode: mode, generation: process.generation, waiters: [continuation])
+            inFlight[id] = InFlight(
+                request: request,
+                mode: mode,
+                generation: process.generation,
+                waiters: [continuation]
+            )
             let limit = request.timeout + grace
             inFlight[id]?.deadline = Task { [weak self] in
                 try? await Task.sleep(for: limit)
@@ -262,11 +277,13 @@ public actor SandboxedProbe: ConnectivityProbing {
 
     private func result(_ request: ProbeRequest, _ fields: ProbeWire.ProbeResultFields) -> ProbeResult {
         ProbeResult(
-            interface: request.interface, connectivity: fields.connectivity,
+            interface: request.interface,
+            connectivity: fields.connectivity,
             portalURL: fields.portalURL.map { InterfaceName.string(fromKernel: $0) },
             roundTrip: fields.roundTripMicroseconds.map { .microseconds($0) },
             loss: fields.lossPartsPerMillion.map { Double($0) / 1_000_000 },
-            evidence: InterfaceName.string(fromKernel: fields.evidence))
+            evidence: InterfaceName.string(fromKernel: fields.evidence)
+        )
     }
 }
 

@@ -27,8 +27,12 @@ enum HTTPProbe {
         }
     }
 
-    static func run(interface: [UInt8], uri: [UInt8], expected: [UInt8], timeoutMilliseconds: Int) -> ProbeWire.ProbeResultFields {
-        guard let curl = curl_easy_init() else { return .init(connectivity: .unknown, evidence: Array("curl_easy_init failed".utf8)) }
+    static func run(interface: [UInt8], uri: [UInt8], expected: [UInt8], timeoutMilliseconds: Int)
+        -> ProbeWire.ProbeResultFields
+    {
+        guard let curl = curl_easy_init() else {
+            return .init(connectivity: .unknown, evidence: Array("curl_easy_init failed".utf8))
+        }
         defer { curl_easy_cleanup(curl) }
         let transfer = Transfer(interface: interface, bodyLimit: HTTPVerdict.bodyLimit(expected: expected))
         let context = Unmanaged.passUnretained(transfer).toOpaque()
@@ -80,15 +84,21 @@ enum HTTPProbe {
 
         func result(_ state: Connectivity, _ evidence: String, portal: [UInt8]? = nil) -> ProbeWire.ProbeResultFields {
             ProbeWire.ProbeResultFields(
-                connectivity: state, roundTripMicroseconds: rtt,
+                connectivity: state,
+                roundTripMicroseconds: rtt,
                 lossPartsPerMillion: state == .unknown ? nil : (answered ? 0 : 1_000_000),
-                portalURL: portal, evidence: Array(evidence.utf8))
+                portalURL: portal,
+                evidence: Array(evidence.utf8)
+            )
         }
         if let bindError = transfer.bindError {
             return result(.unknown, "SO_BINDTODEVICE: \(String(cString: strerror(bindError)))")
         }
         if transfer.headerOverflow {
-            return result(.limited, "HTTP \(status > 0 ? String(status) : "answer") with more than \(headerLimit) bytes of headers")
+            return result(
+                .limited,
+                "HTTP \(status > 0 ? String(status) : "answer") with more than \(headerLimit) bytes of headers"
+            )
         }
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         switch code {
@@ -101,14 +111,19 @@ enum HTTPProbe {
         case CURLE_OPERATION_TIMEDOUT where !answered && detail.hasPrefix("Resolving timed out"):
             // The name did not resolve in time: DNS fails, as for an unknown name.
             return result(.limited, "DNS: \(reason)")
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FAILED_INIT, CURLE_OUT_OF_MEMORY, CURLE_UNKNOWN_OPTION:
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FAILED_INIT, CURLE_OUT_OF_MEMORY,
+            CURLE_UNKNOWN_OPTION:
             return result(.unknown, "curl: \(reason)")
         default:
             return result(answered ? .limited : .none, answered ? "HTTP \(status), then: \(reason)" : reason)
         }
         let answer = HTTPVerdict.Answer(
-            status: status, contentType: transfer.contentType, location: redirectURL(curl) ?? transfer.location,
-            body: transfer.body, truncated: transfer.truncated)
+            status: status,
+            contentType: transfer.contentType,
+            location: redirectURL(curl) ?? transfer.location,
+            body: transfer.body,
+            truncated: transfer.truncated
+        )
         let (state, portal, evidence) = HTTPVerdict.classify(answer, url: uri, expected: expected)
         return result(state, evidence, portal: portal)
     }
@@ -117,7 +132,9 @@ enum HTTPProbe {
     private static func roundTrip(_ curl: UnsafeMutableRawPointer) -> UInt64? {
         var connect: curl_off_t = 0
         var lookup: curl_off_t = 0
-        guard netpath_curl_get_offset(curl, CURLINFO_CONNECT_TIME_T, &connect) == CURLE_OK, connect > 0 else { return nil }
+        guard netpath_curl_get_offset(curl, CURLINFO_CONNECT_TIME_T, &connect) == CURLE_OK, connect > 0 else {
+            return nil
+        }
         _ = netpath_curl_get_offset(curl, CURLINFO_NAMELOOKUP_TIME_T, &lookup)
         return UInt64(max(0, connect - lookup))
     }
@@ -125,7 +142,9 @@ enum HTTPProbe {
     /// libcurl's absolute form of the Location (relative ones resolved against the URL).
     private static func redirectURL(_ curl: UnsafeMutableRawPointer) -> [UInt8]? {
         var pointer: UnsafeMutablePointer<CChar>?
-        guard netpath_curl_get_string(curl, CURLINFO_REDIRECT_URL, &pointer) == CURLE_OK, let pointer else { return nil }
+        guard netpath_curl_get_string(curl, CURLINFO_REDIRECT_URL, &pointer) == CURLE_OK, let pointer else {
+            return nil
+        }
         return Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
     }
 

@@ -25,7 +25,9 @@ enum ICMPProbe {
         }
     }
 
-    static func run(interface: [UInt8], hosts: [[UInt8]], count: Int, reliability: Int, timeoutMilliseconds: Int) -> ProbeWire.ProbeResultFields {
+    static func run(interface: [UInt8], hosts: [[UInt8]], count: Int, reliability: Int, timeoutMilliseconds: Int)
+        -> ProbeWire.ProbeResultFields
+    {
         let start = ContinuousClock.now
         let deadline = start + .milliseconds(timeoutMilliseconds)
         // Echo requests to one host are this far apart: all within the first half of the time.
@@ -40,8 +42,13 @@ enum ICMPProbe {
             resolve(target, host)
             if target.resolved { open(target, interface: interface) }
         }
-        if let failed = targets.first(where: { $0.resolved && $0.fd < 0 }), targets.allSatisfy({ !$0.resolved || $0.fd < 0 }) {
-            return .init(connectivity: .unknown, evidence: Array("cannot probe \(failed.name): \(failed.error ?? "no socket")".utf8))
+        if let failed = targets.first(where: { $0.resolved && $0.fd < 0 }),
+            targets.allSatisfy({ !$0.resolved || $0.fd < 0 })
+        {
+            return .init(
+                connectivity: .unknown,
+                evidence: Array("cannot probe \(failed.name): \(failed.error ?? "no socket")".utf8)
+            )
         }
 
         var nextSend = 0
@@ -67,10 +74,15 @@ enum ICMPProbe {
         }
         let (state, roundTrip, loss, evidence) = ICMPVerdict.classify(
             targets.map { .init(name: $0.name, resolved: $0.resolved, sent: $0.sent, replies: $0.replies) },
-            count: count, reliability: reliability)
+            count: count,
+            reliability: reliability
+        )
         return .init(
-            connectivity: state, roundTripMicroseconds: roundTrip.map { UInt64(max(0, $0.microseconds)) },
-            lossPartsPerMillion: UInt32(loss * 1_000_000), evidence: Array(evidence.utf8))
+            connectivity: state,
+            roundTripMicroseconds: roundTrip.map { UInt64(max(0, $0.microseconds)) },
+            lossPartsPerMillion: UInt32(loss * 1_000_000),
+            evidence: Array(evidence.utf8)
+        )
     }
 
     private static func resolve(_ target: Target, _ host: [UInt8]) {
@@ -82,22 +94,36 @@ enum ICMPProbe {
         defer { freeaddrinfo(list) }
         target.family = first.pointee.ai_family
         target.addressLength = first.pointee.ai_addrlen
-        withUnsafeMutableBytes(of: &target.address) { $0.copyMemory(from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen))) }
+        withUnsafeMutableBytes(of: &target.address) {
+            $0.copyMemory(
+                from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen))
+            )
+        }
         target.resolved = true
     }
 
     private static func open(_ target: Target, interface: [UInt8]) {
         let proto = target.family == AF_INET6 ? Int32(IPPROTO_ICMPV6) : Int32(IPPROTO_ICMP)
-        var fd = socket(target.family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), proto)
+        var fd = socket(
+            target.family,
+            Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            proto
+        )
         if fd < 0 && (errno == EACCES || errno == EPERM) {
-            fd = socket(target.family, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), proto)
+            fd = socket(
+                target.family,
+                Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+                proto
+            )
             target.raw = true
         }
         guard fd >= 0 else {
             target.error = "socket: \(String(cString: strerror(errno)))"
             return
         }
-        let bound = interface.withUnsafeBufferPointer { setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, $0.baseAddress, socklen_t($0.count)) }
+        let bound = interface.withUnsafeBufferPointer {
+            setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, $0.baseAddress, socklen_t($0.count))
+        }
         guard bound == 0 else {
             target.error = "SO_BINDTODEVICE: \(String(cString: strerror(errno)))"
             close(fd)
@@ -108,7 +134,8 @@ enum ICMPProbe {
 
     private static func send(_ target: Target, sequence: Int, identifier: UInt16, token: [UInt8]) {
         let request: UInt8 = target.family == AF_INET6 ? 128 : 8
-        var packet: [UInt8] = [request, 0, 0, 0, UInt8(identifier >> 8), UInt8(identifier & 0xff), 0, UInt8(sequence)] + token
+        var packet: [UInt8] =
+            [request, 0, 0, 0, UInt8(identifier >> 8), UInt8(identifier & 0xff), 0, UInt8(sequence)] + token
         // The kernel sums ICMPv6 and ping sockets' packets; a raw IPv4 socket's are ours to sum.
         if target.family == AF_INET {
             let sum = checksum(packet)

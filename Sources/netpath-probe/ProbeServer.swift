@@ -33,7 +33,9 @@ enum ProbeServer {
                 pending.removeSubrange(...newline)
                 handle(line, mode: mode)
             }
-            if pending.count >= ProbeWire.maximumLineLength { fail("request line longer than \(ProbeWire.maximumLineLength) bytes") }
+            if pending.count >= ProbeWire.maximumLineLength {
+                fail("request line longer than \(ProbeWire.maximumLineLength) bytes")
+            }
         }
     }
 
@@ -61,9 +63,20 @@ enum ProbeServer {
             let result: ProbeWire.ProbeResultFields
             switch request.method {
             case .http(let uri, let response):
-                result = HTTPProbe.run(interface: request.interface, uri: uri, expected: response, timeoutMilliseconds: request.timeoutMilliseconds)
+                result = HTTPProbe.run(
+                    interface: request.interface,
+                    uri: uri,
+                    expected: response,
+                    timeoutMilliseconds: request.timeoutMilliseconds
+                )
             case .icmp(let hosts, let count, let reliability):
-                result = ICMPProbe.run(interface: request.interface, hosts: hosts, count: count, reliability: reliability, timeoutMilliseconds: request.timeoutMilliseconds)
+                result = ICMPProbe.run(
+                    interface: request.interface,
+                    hosts: hosts,
+                    count: count,
+                    reliability: reliability,
+                    timeoutMilliseconds: request.timeoutMilliseconds
+                )
             }
             probeOutput.lock()
             running -= 1
@@ -81,10 +94,15 @@ enum ProbeServer {
     private static func startThread(_ body: @escaping () -> Void) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { raw in
-            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, context)
+        let created = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            },
+            context
+        )
         if created == 0 {
             pthread_detach(thread)
         } else {

@@ -42,7 +42,9 @@ enum Sandbox {
         // seccomp) or any later setuid could regain a capability.
         let last = readSmallFile("/proc/sys/kernel/cap_last_cap").flatMap { UInt32($0.filter(\.isNumber)) } ?? 40
         for cap in 0...last where !(keepRawSockets && cap == netRaw) {
-            guard netpath_prctl(PR_CAPBSET_DROP, UInt(cap), 0) == 0 || errno == EINVAL else { throw Failure("PR_CAPBSET_DROP \(cap)") }
+            guard netpath_prctl(PR_CAPBSET_DROP, UInt(cap), 0) == 0 || errno == EINVAL else {
+                throw Failure("PR_CAPBSET_DROP \(cap)")
+            }
         }
         guard setgroups(0, nil) == 0 else { throw Failure("setgroups") }
         guard setresgid(user.gid, user.gid, user.gid) == 0 else { throw Failure("setresgid") }

@@ -11,7 +11,9 @@ import Glibc
 /// is the same either way: a denied call does nothing.
 enum SeccompFilter {
     static func install() throws(Sandbox.Failure) {
-        guard let context = seccomp_init(netpath_scmp_act_errno(EPERM)) else { throw Sandbox.Failure("seccomp_init", ENOMEM) }
+        guard let context = seccomp_init(netpath_scmp_act_errno(EPERM)) else {
+            throw Sandbox.Failure("seccomp_init", ENOMEM)
+        }
         defer { seccomp_release(context) }
         var failure: Sandbox.Failure?
         func rule(_ action: UInt32, _ name: String, _ conditions: [scmp_arg_cmp] = []) {
@@ -24,7 +26,9 @@ enum SeccompFilter {
             if result != 0 && failure == nil { failure = Sandbox.Failure("seccomp rule for \(name)", -result) }
         }
         func allow(_ names: [String]) { for name in names { rule(netpath_scmp_act_allow(), name) } }
-        func equal(_ arg: UInt32, _ value: UInt64) -> scmp_arg_cmp { scmp_arg_cmp(arg: arg, op: SCMP_CMP_EQ, datum_a: value, datum_b: 0) }
+        func equal(_ arg: UInt32, _ value: UInt64) -> scmp_arg_cmp {
+            scmp_arg_cmp(arg: arg, op: SCMP_CMP_EQ, datum_a: value, datum_b: 0)
+        }
         func masked(_ arg: UInt32, _ mask: UInt64, _ value: UInt64) -> scmp_arg_cmp {
             scmp_arg_cmp(arg: arg, op: SCMP_CMP_MASKED_EQ, datum_a: mask, datum_b: value)
         }

@@ -7,6 +7,7 @@ import CSeccomp
 import Glibc
 import NetPathProbe
 
+/// The agent's end of the socketpair.
 let channel: Int32 = 3
 
 /// Writes one whole line to the agent; a short write on a socketpair means the agent is gone.
@@ -22,6 +23,7 @@ func send(_ line: String) {
     }
 }
 
+/// Tells the agent why the helper gives up, and exits.
 func fail(_ message: String) -> Never {
     send(ProbeWire.encodeFatal(message))
     exit(2)
@@ -36,7 +38,8 @@ if checkSandbox { arguments.removeLast() }
 if arguments.count == 2, arguments.first == "--mode", let value = arguments.last, value == "http" || value == "icmp" {
     mode = value
 } else {
-    let usage = "usage: netpath-probe --mode http|icmp [--check-sandbox] (started by netpathd with its socket as fd 3)\n"
+    let usage =
+        "usage: netpath-probe --mode http|icmp [--check-sandbox] (started by netpathd with its socket as fd 3)\n"
     _ = usage.withCString { write(2, $0, strlen($0)) }
     exit(64)
 }
@@ -72,7 +75,9 @@ do {
     try Sandbox.dropPrivileges(to: user, keepRawSockets: keepRawSockets)
     let capabilities = Sandbox.effectiveCapabilities()
     try Sandbox.confine()
-    send(ProbeWire.encode(ProbeWire.Hello(uid: getuid(), gid: getgid(), effectiveCapabilities: capabilities, mode: mode)))
+    send(
+        ProbeWire.encode(ProbeWire.Hello(uid: getuid(), gid: getgid(), effectiveCapabilities: capabilities, mode: mode))
+    )
 } catch {
     fail("sandbox: \(error)")
 }

@@ -12,16 +12,28 @@ struct HTTPVerdictTests {
         "each answer gets the documented verdict",
         arguments: [
             (HTTPVerdict.Answer(status: 204), "", Connectivity.full),
-            (HTTPVerdict.Answer(status: 200, body: Array("NetworkManager is online\n".utf8)), "NetworkManager is online", .full),
+            (
+                HTTPVerdict.Answer(status: 200, body: Array("NetworkManager is online\n".utf8)),
+                "NetworkManager is online", .full
+            ),
             (HTTPVerdict.Answer(status: 204), "NetworkManager is online", .limited),
             (HTTPVerdict.Answer(status: 200, body: Array("<html>login</html>".utf8)), "", .portal),
-            (HTTPVerdict.Answer(status: 200, contentType: Array("Text/HTML; charset=utf-8".utf8), body: Array("log in".utf8)), "ok", .portal),
+            (
+                HTTPVerdict.Answer(
+                    status: 200,
+                    contentType: Array("Text/HTML; charset=utf-8".utf8),
+                    body: Array("log in".utf8)
+                ), "ok", .portal
+            ),
             (HTTPVerdict.Answer(status: 200, body: Array("nope".utf8)), "ok", .limited),
             (HTTPVerdict.Answer(status: 200, body: Array("ok".utf8), truncated: true), "ok", .limited),
             (HTTPVerdict.Answer(status: 302, location: Array("http://portal/login".utf8)), "", .portal),
             (HTTPVerdict.Answer(status: 302), "", .limited),
             (HTTPVerdict.Answer(status: 511), "", .portal),
-            (HTTPVerdict.Answer(status: 500, contentType: Array("text/html".utf8), body: Array("<html>".utf8)), "", .limited),
+            (
+                HTTPVerdict.Answer(status: 500, contentType: Array("text/html".utf8), body: Array("<html>".utf8)), "",
+                .limited
+            ),
             (HTTPVerdict.Answer(status: 404), "", .limited),
             (HTTPVerdict.Answer(status: 204, body: Array("x".utf8)), "", .limited),
         ]
@@ -34,16 +46,28 @@ struct HTTPVerdictTests {
 
     @Test("a redirect's portal URL is its Location; a page's is the probed URL")
     func portalURLs() {
-        let redirect = HTTPVerdict.classify(.init(status: 307, location: Self.bytes("https://login.hotel/")), url: Self.url, expected: [])
+        let redirect = HTTPVerdict.classify(
+            .init(status: 307, location: Self.bytes("https://login.hotel/")),
+            url: Self.url,
+            expected: []
+        )
         #expect(redirect.portalURL == Self.bytes("https://login.hotel/"))
         #expect(redirect.evidence == "HTTP 307 to https://login.hotel/")
-        let page = HTTPVerdict.classify(.init(status: 200, body: Self.bytes(" <!doctype html>")), url: Self.url, expected: [])
+        let page = HTTPVerdict.classify(
+            .init(status: 200, body: Self.bytes(" <!doctype html>")),
+            url: Self.url,
+            expected: []
+        )
         #expect(page.portalURL == Self.url)
     }
 
     @Test("evidence escapes what the server sent")
     func evidenceIsEscaped() {
-        let (_, _, evidence) = HTTPVerdict.classify(.init(status: 302, location: [0x68, 0xff, 0x1b, 0x0a]), url: Self.url, expected: [])
+        let (_, _, evidence) = HTTPVerdict.classify(
+            .init(status: 302, location: [0x68, 0xff, 0x1b, 0x0a]),
+            url: Self.url,
+            expected: []
+        )
         #expect(evidence == "HTTP 302 to h\\xff\\x1b\\x0a")
     }
 }

@@ -30,11 +30,17 @@ struct ProbeHelperTests {
 
     /// The helper, started inside `namespace` (by `ip netns exec`, as the agent would start it in
     /// its own), optionally through `setpriv` as nobody: an agent that is not root.
-    static func helper(in namespace: NetworkNamespace, scratch: URL, asNobody: Bool = false, name: String = "helper") throws -> String {
+    static func helper(in namespace: NetworkNamespace, scratch: URL, asNobody: Bool = false, name: String = "helper")
+        throws -> String
+    {
         let ip = try Command.check(["sh", "-c", "command -v ip"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let drop = asNobody ? "\(try Command.check(["sh", "-c", "command -v setpriv"]).trimmingCharacters(in: .whitespacesAndNewlines)) --reuid=65534 --regid=65534 --clear-groups " : ""
+        let drop =
+            asNobody
+            ? "\(try Command.check(["sh", "-c", "command -v setpriv"]).trimmingCharacters(in: .whitespacesAndNewlines)) --reuid=65534 --regid=65534 --clear-groups "
+            : ""
         let script = scratch.appendingPathComponent(name)
-        try "#!/bin/sh\nexec \(ip) netns exec \(namespace.name) \(drop)'\(BuiltProducts.path("netpath-probe"))' \"$@\"\n"
+        try
+            "#!/bin/sh\nexec \(ip) netns exec \(namespace.name) \(drop)'\(BuiltProducts.path("netpath-probe"))' \"$@\"\n"
             .write(to: script, atomically: true, encoding: .utf8)
         guard chmod(script.path, 0o755) == 0 else { throw TestFailure("chmod \(script.path)") }
         return script.path
@@ -47,17 +53,32 @@ struct ProbeHelperTests {
             try probe.addVeth("up1", peer: "dead0", in: dead)
             try probe.batch([
                 "addr add 10.9.0.1/24 dev up0", "link set up0 up", "addr add 10.8.0.1/24 dev up1", "link set up1 up",
-                "route add default via 10.9.0.2 dev up0 metric 100", "route add default via 10.8.0.2 dev up1 metric 200",
+                "route add default via 10.9.0.2 dev up0 metric 100",
+                "route add default via 10.8.0.2 dev up1 metric 200",
             ])
-            try server.batch(["addr add 10.9.0.2/24 dev srv0", "link set srv0 up", "addr add 10.7.0.1/32 dev lo", "addr add 10.7.0.2/32 dev lo"])
+            try server.batch([
+                "addr add 10.9.0.2/24 dev srv0", "link set srv0 up", "addr add 10.7.0.1/32 dev lo",
+                "addr add 10.7.0.2/32 dev lo",
+            ])
             try dead.batch(["addr add 10.8.0.2/24 dev dead0", "link set dead0 up"])
-            let endpoint = try RunningProcess(["ip", "netns", "exec", server.name, "python3", fixtures.appendingPathComponent("endpoint.py").path, "8080"])
+            let endpoint = try RunningProcess([
+                "ip", "netns", "exec", server.name, "python3", fixtures.appendingPathComponent("endpoint.py").path,
+                "8080",
+            ])
             defer { endpoint.terminate() }
             try await firstLine(of: endpoint, is: "ready")
             let scratch = try ScratchDirectory.make("probe")
             defer { try? FileManager.default.removeItem(at: scratch) }
             let probes = SandboxedProbe(helperPath: try helper(in: probe, scratch: scratch))
-            try await body(Topology(probe: probe, server: server, probes: probes, scratch: scratch, index: try probe.index(of: "up0")))
+            try await body(
+                Topology(
+                    probe: probe,
+                    server: server,
+                    probes: probes,
+                    scratch: scratch,
+                    index: try probe.index(of: "up0")
+                )
+            )
             await probes.stop()
         }
     }
@@ -72,11 +93,23 @@ struct ProbeHelperTests {
             defer { group.cancelAll() }
             return try await group.next() ?? nil
         }
-        guard line == expected else { throw TestFailure("the endpoint did not say \(expected) within 10 s (said \(line ?? "nothing"))") }
+        guard line == expected else {
+            throw TestFailure("the endpoint did not say \(expected) within 10 s (said \(line ?? "nothing"))")
+        }
     }
 
-    static func http(_ path: String, on interface: String = "up0", expect response: String = "", timeout: Duration = .seconds(2)) -> ProbeRequest {
-        ProbeRequest(interface: interface, index: 0, method: .http(uri: endpoint + path, response: response), timeout: timeout)
+    static func http(
+        _ path: String,
+        on interface: String = "up0",
+        expect response: String = "",
+        timeout: Duration = .seconds(2)
+    ) -> ProbeRequest {
+        ProbeRequest(
+            interface: interface,
+            index: 0,
+            method: .http(uri: endpoint + path, response: response),
+            timeout: timeout
+        )
     }
 
     /// The helper's /proc/PID/status fields.
@@ -116,7 +149,14 @@ struct ProbeHelperTests {
     @Test("no listener, or packets dropped on the way back: none within the timeout")
     func noAnswer() async throws {
         try await Self.withTopology { topology in
-            let refused = await topology.probes.probe(ProbeRequest(interface: "up0", index: 0, method: .http(uri: "http://10.7.0.1:8081/", response: ""), timeout: .seconds(2)))
+            let refused = await topology.probes.probe(
+                ProbeRequest(
+                    interface: "up0",
+                    index: 0,
+                    method: .http(uri: "http://10.7.0.1:8081/", response: ""),
+                    timeout: .seconds(2)
+                )
+            )
             #expect(refused.connectivity == .none && refused.loss == 1, "\(refused.evidence)")
             // The server's answers to the probe's address go nowhere.
             try topology.server.ip("route", "add", "blackhole", "10.9.0.1/32")
@@ -169,7 +209,10 @@ struct ProbeHelperTests {
             #expect(a.connectivity == .full, "\(a.evidence)")
             #expect(b.connectivity == .none, "\(b.evidence)")
             let missing = await topology.probes.probe(Self.http("/204", on: "nosuch0"))
-            #expect(missing.connectivity == .unknown && missing.evidence.contains("SO_BINDTODEVICE"), "\(missing.evidence)")
+            #expect(
+                missing.connectivity == .unknown && missing.evidence.contains("SO_BINDTODEVICE"),
+                "\(missing.evidence)"
+            )
         }
     }
 
@@ -177,10 +220,18 @@ struct ProbeHelperTests {
     func icmp() async throws {
         try await Self.withTopology { topology in
             func request(_ interface: String, reliability: Int) -> ProbeRequest {
-                ProbeRequest(interface: interface, index: 0, method: .icmp(hosts: ["10.7.0.1", "10.6.6.6"], count: 2, reliability: reliability), timeout: .seconds(1))
+                ProbeRequest(
+                    interface: interface,
+                    index: 0,
+                    method: .icmp(hosts: ["10.7.0.1", "10.6.6.6"], count: 2, reliability: reliability),
+                    timeout: .seconds(1)
+                )
             }
             let up = await topology.probes.probe(request("up0", reliability: 1))
-            #expect(up.connectivity == .full && up.loss == 0.5 && up.roundTrip != nil, "\(up.evidence) loss \(String(describing: up.loss))")
+            #expect(
+                up.connectivity == .full && up.loss == 0.5 && up.roundTrip != nil,
+                "\(up.evidence) loss \(String(describing: up.loss))"
+            )
             let down = await topology.probes.probe(request("up1", reliability: 1))
             #expect(down.connectivity == .none && down.loss == 1, "\(down.evidence)")
             let strict = await topology.probes.probe(request("up0", reliability: 2))
@@ -190,8 +241,12 @@ struct ProbeHelperTests {
             #expect(raw.effectiveCapabilities == 1 << 13)
             #expect(try Self.procStatus(try #require(raw.processID))["CapEff"] == "0000000000002000")
 
-            try Command.check(["ip", "netns", "exec", topology.probe.name, "sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647"])
-            let pings = SandboxedProbe(helperPath: try Self.helper(in: topology.probe, scratch: topology.scratch, name: "helper-ping"))
+            try Command.check([
+                "ip", "netns", "exec", topology.probe.name, "sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647",
+            ])
+            let pings = SandboxedProbe(
+                helperPath: try Self.helper(in: topology.probe, scratch: topology.scratch, name: "helper-ping")
+            )
             let viaPing = await pings.probe(request("up0", reliability: 1))
             #expect(viaPing.connectivity == .full, "\(viaPing.evidence)")
             let status = try #require(await pings.status().first)
@@ -217,7 +272,9 @@ struct ProbeHelperTests {
             let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").sorted()
             #expect(fds == ["0", "1", "2", "3"])
             for fd in ["0", "1", "2"] {
-                #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)") == "/dev/null")
+                #expect(
+                    try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)") == "/dev/null"
+                )
             }
         }
     }
@@ -225,12 +282,21 @@ struct ProbeHelperTests {
     @Test("an unprivileged agent's helper adds no_new_privs and seccomp, and probes")
     func unprivilegedAgent() async throws {
         try await Self.withTopology { topology in
-            let probes = SandboxedProbe(helperPath: try Self.helper(in: topology.probe, scratch: topology.scratch, asNobody: true, name: "helper-nobody"))
+            let probes = SandboxedProbe(
+                helperPath: try Self.helper(
+                    in: topology.probe,
+                    scratch: topology.scratch,
+                    asNobody: true,
+                    name: "helper-nobody"
+                )
+            )
             let result = await probes.probe(Self.http("/204"))
             #expect(result.connectivity == .full, "\(result.evidence)")
             let pid = try #require(await probes.status().first?.processID)
             let status = try Self.procStatus(pid)
-            #expect(status["Uid"]?.hasPrefix("65534") == true && status["NoNewPrivs"] == "1" && status["Seccomp"] == "2")
+            #expect(
+                status["Uid"]?.hasPrefix("65534") == true && status["NoNewPrivs"] == "1" && status["Seccomp"] == "2"
+            )
             await probes.stop()
         }
     }
@@ -243,7 +309,10 @@ struct ProbeHelperTests {
             async let hanging = topology.probes.probe(Self.http("/hang", timeout: .seconds(10)))
             // The request is on its way once the endpoint has a connection from the helper.
             try await waitUntil("the helper connected to /hang") {
-                let out = try Command.check(["ip", "netns", "exec", topology.server.name, "ss", "-Htn", "state", "established", "sport", "= :8080"])
+                let out = try Command.check([
+                    "ip", "netns", "exec", topology.server.name, "ss", "-Htn", "state", "established", "sport",
+                    "= :8080",
+                ])
                 return !out.isEmpty
             }
             kill(pid, SIGKILL)

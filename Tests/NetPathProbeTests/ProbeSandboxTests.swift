@@ -18,7 +18,9 @@ struct ProbeSandboxTests {
         sys.exit(p.wait())
         """
 
-    @Test("after setting up, the helper cannot open an AF_UNIX socket, write or create a file, fork, exec or become root")
+    @Test(
+        "after setting up, the helper cannot open an AF_UNIX socket, write or create a file, fork, exec or become root"
+    )
     func forbiddenCalls() throws {
         let result = try Command.run(["python3", "-c", Self.driver, BuiltProducts.path("netpath-probe")])
         let lines = result.stdout.split(separator: "\n").map { Array($0.utf8) }
@@ -31,7 +33,9 @@ struct ProbeSandboxTests {
             return
         }
         #expect(hello.uid != 0 && hello.effectiveCapabilities == 0)
-        for check in ["unix_socket", "create_file", "open_for_writing", "mkdir", "setuid_0", "fork", "execve", "kill_init"] {
+        for check in [
+            "unix_socket", "create_file", "open_for_writing", "mkdir", "setuid_0", "fork", "execve", "kill_init",
+        ] {
             #expect(report.contains("\(check)=Operation not permitted"), "\(check): \(report)")
         }
         #expect(access("/tmp/netpath-probe-sandbox-check", F_OK) != 0)

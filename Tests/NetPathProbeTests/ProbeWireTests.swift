@@ -8,7 +8,9 @@ import Testing
 struct ProbeWireTests {
     @Test("escaping keeps every byte and never writes a space, a newline or a control character")
     func escapingRoundTrips() throws {
-        let samples: [[UInt8]] = [[], Array("-".utf8), Array("a b\n%\u{1b}".utf8), [0xff, 0x00, 0x7f, 0x25], Array(0...255)]
+        let samples: [[UInt8]] = [
+            [], Array("-".utf8), Array("a b\n%\u{1b}".utf8), [0xff, 0x00, 0x7f, 0x25], Array(0...255),
+        ]
         for bytes in samples {
             let word = ProbeWire.escape(bytes)
             #expect(!word.isEmpty)
@@ -19,7 +21,12 @@ struct ProbeWireTests {
 
     @Test("a request reads back as it was written")
     func requestRoundTrips() throws {
-        let http = ProbeRequest(interface: "eth\\xff0", index: 7, method: .http(uri: "http://10.0.0.1/gen 204", response: ""), timeout: .milliseconds(2500))
+        let http = ProbeRequest(
+            interface: "eth\\xff0",
+            index: 7,
+            method: .http(uri: "http://10.0.0.1/gen 204", response: ""),
+            timeout: .milliseconds(2500)
+        )
         let line = try #require(ProbeWire.encode(id: 42, http))
         #expect(line.hasSuffix("\n") && line.dropLast().allSatisfy { $0 != "\n" })
         let decoded = try ProbeWire.decodeRequest(Array(line.utf8.dropLast()))
@@ -27,24 +34,83 @@ struct ProbeWireTests {
         #expect(decoded.timeoutMilliseconds == 2500)
         #expect(decoded.method == .http(uri: Array("http://10.0.0.1/gen 204".utf8), response: []))
 
-        let icmp = ProbeRequest(interface: "wan", index: 3, method: .icmp(hosts: ["10.0.0.1", "example.org"], count: 3, reliability: 1), timeout: .seconds(2))
+        let icmp = ProbeRequest(
+            interface: "wan",
+            index: 3,
+            method: .icmp(hosts: ["10.0.0.1", "example.org"], count: 3, reliability: 1),
+            timeout: .seconds(2)
+        )
         let icmpLine = try #require(ProbeWire.encode(id: 1, icmp))
-        #expect(try ProbeWire.decodeRequest(Array(icmpLine.utf8.dropLast())).method == .icmp(hosts: [Array("10.0.0.1".utf8), Array("example.org".utf8)], count: 3, reliability: 1))
+        #expect(
+            try ProbeWire.decodeRequest(Array(icmpLine.utf8.dropLast())).method
+                == .icmp(hosts: [Array("10.0.0.1".utf8), Array("example.org".utf8)], count: 3, reliability: 1)
+        )
     }
 
     @Test("a request over a limit is not written")
     func oversizedRequestsAreRefused() {
         let long = String(repeating: "a", count: ProbeWire.maximumURLLength + 1)
-        #expect(ProbeWire.encode(id: 1, ProbeRequest(interface: "e", index: 1, method: .http(uri: long, response: ""), timeout: .seconds(1))) == nil)
-        #expect(ProbeWire.encode(id: 1, ProbeRequest(interface: "e", index: 1, method: .icmp(hosts: [], count: 1, reliability: 1), timeout: .seconds(1))) == nil)
-        #expect(ProbeWire.encode(id: 1, ProbeRequest(interface: "e", index: 1, method: .icmp(hosts: ["a"], count: 1, reliability: 2), timeout: .seconds(1))) == nil)
-        #expect(ProbeWire.encode(id: 1, ProbeRequest(interface: "a-very-long-interface-name", index: 1, method: .http(uri: "http://x/", response: ""), timeout: .seconds(1))) == nil)
-        #expect(ProbeWire.encode(id: 1, ProbeRequest(interface: "e", index: 1, method: .http(uri: "http://x/", response: ""), timeout: .seconds(3600))) == nil)
+        #expect(
+            ProbeWire.encode(
+                id: 1,
+                ProbeRequest(interface: "e", index: 1, method: .http(uri: long, response: ""), timeout: .seconds(1))
+            ) == nil
+        )
+        #expect(
+            ProbeWire.encode(
+                id: 1,
+                ProbeRequest(
+                    interface: "e",
+                    index: 1,
+                    method: .icmp(hosts: [], count: 1, reliability: 1),
+                    timeout: .seconds(1)
+                )
+            ) == nil
+        )
+        #expect(
+            ProbeWire.encode(
+                id: 1,
+                ProbeRequest(
+                    interface: "e",
+                    index: 1,
+                    method: .icmp(hosts: ["a"], count: 1, reliability: 2),
+                    timeout: .seconds(1)
+                )
+            ) == nil
+        )
+        #expect(
+            ProbeWire.encode(
+                id: 1,
+                ProbeRequest(
+                    interface: "a-very-long-interface-name",
+                    index: 1,
+                    method: .http(uri: "http://x/", response: ""),
+                    timeout: .seconds(1)
+                )
+            ) == nil
+        )
+        #expect(
+            ProbeWire.encode(
+                id: 1,
+                ProbeRequest(
+                    interface: "e",
+                    index: 1,
+                    method: .http(uri: "http://x/", response: ""),
+                    timeout: .seconds(3600)
+                )
+            ) == nil
+        )
     }
 
     @Test("a result reads back as it was written, with the portal URL's bytes intact")
     func resultRoundTrips() throws {
-        let fields = ProbeWire.ProbeResultFields(connectivity: .portal, roundTripMicroseconds: 1234, lossPartsPerMillion: 0, portalURL: [0x68, 0xff, 0x0a], evidence: Array("HTTP 302 to h\u{ff}".utf8))
+        let fields = ProbeWire.ProbeResultFields(
+            connectivity: .portal,
+            roundTripMicroseconds: 1234,
+            lossPartsPerMillion: 0,
+            portalURL: [0x68, 0xff, 0x0a],
+            evidence: Array("HTTP 302 to h\u{ff}".utf8)
+        )
         let line = ProbeWire.encode(id: 9, fields)
         #expect(try ProbeWire.decodeHelperMessage(Array(line.utf8.dropLast())) == .result(id: 9, fields))
         let hello = ProbeWire.Hello(uid: 65534, gid: 65534, effectiveCapabilities: 0x2000, mode: "icmp")

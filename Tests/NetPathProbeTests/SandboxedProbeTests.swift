@@ -16,13 +16,22 @@ struct SandboxedProbeTests {
     static func fake(_ behaviour: String, in directory: URL) throws -> (path: String, log: URL) {
         let state = directory.appendingPathComponent("state").path
         let script = directory.appendingPathComponent("helper-\(behaviour)")
-        try "#!/bin/sh\nexec /usr/bin/python3 '\(fixture)' '\(behaviour)' '\(state)' \"$@\"\n".write(to: script, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nexec /usr/bin/python3 '\(fixture)' '\(behaviour)' '\(state)' \"$@\"\n".write(
+            to: script,
+            atomically: true,
+            encoding: .utf8
+        )
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
         return (script.path, URL(fileURLWithPath: state + ".log"))
     }
 
     static func request(_ interface: String = "eth0", timeout: Duration = .seconds(2)) -> ProbeRequest {
-        ProbeRequest(interface: interface, index: 2, method: .http(uri: "http://192.0.2.1/", response: ""), timeout: timeout)
+        ProbeRequest(
+            interface: interface,
+            index: 2,
+            method: .http(uri: "http://192.0.2.1/", response: ""),
+            timeout: timeout
+        )
     }
 
     static func withScratch<T>(_ body: (URL) async throws -> T) async throws -> T {
@@ -36,7 +45,16 @@ struct SandboxedProbeTests {
         try await Self.withScratch { directory in
             let probe = SandboxedProbe(helperPath: try Self.fake("good", in: directory).path)
             let result = await probe.probe(Self.request())
-            #expect(result == ProbeResult(interface: "eth0", connectivity: .full, roundTrip: .microseconds(1500), loss: 0, evidence: "request 1"))
+            #expect(
+                result
+                    == ProbeResult(
+                        interface: "eth0",
+                        connectivity: .full,
+                        roundTrip: .microseconds(1500),
+                        loss: 0,
+                        evidence: "request 1"
+                    )
+            )
             await probe.stop()
         }
     }
@@ -78,11 +96,17 @@ struct SandboxedProbeTests {
     @Test("a helper that never answers gives unknown after the timeout and its grace, and is replaced")
     func silentHelper() async throws {
         try await Self.withScratch { directory in
-            let probe = SandboxedProbe(helperPath: try Self.fake("silent", in: directory).path, grace: .milliseconds(200))
+            let probe = SandboxedProbe(
+                helperPath: try Self.fake("silent", in: directory).path,
+                grace: .milliseconds(200)
+            )
             let started = ContinuousClock.now
             let result = await probe.probe(Self.request(timeout: .milliseconds(300)))
             let elapsed = ContinuousClock.now - started
-            #expect(result.connectivity == .unknown && result.evidence.contains("did not answer within 500 ms"), "\(result.evidence)")
+            #expect(
+                result.connectivity == .unknown && result.evidence.contains("did not answer within 500 ms"),
+                "\(result.evidence)"
+            )
             #expect(elapsed >= .milliseconds(500) && elapsed < .seconds(3), "\(elapsed)")
             let status = try #require(await probe.status().first)
             #expect(status.starts == 1 && status.processID == nil)
@@ -94,7 +118,10 @@ struct SandboxedProbeTests {
         try await Self.withScratch { directory in
             let probe = SandboxedProbe(helperPath: try Self.fake("crash-first", in: directory).path)
             let first = await probe.probe(Self.request())
-            #expect(first.connectivity == .unknown && first.evidence.contains("exited (exit status 1)"), "\(first.evidence)")
+            #expect(
+                first.connectivity == .unknown && first.evidence.contains("exited (exit status 1)"),
+                "\(first.evidence)"
+            )
             let second = await probe.probe(Self.request())
             #expect(second.connectivity == .full, "\(second.evidence)")
             #expect(await probe.status().first?.starts == 2)
@@ -129,14 +156,24 @@ struct SandboxedProbeTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: fake.path)
             let open = SandboxedProbe(helperPath: fake.path)
             let refused = await open.probe(Self.request())
-            #expect(refused.connectivity == .unknown && refused.evidence.contains("writable by its group or others"), "\(refused.evidence)")
+            #expect(
+                refused.connectivity == .unknown && refused.evidence.contains("writable by its group or others"),
+                "\(refused.evidence)"
+            )
         }
     }
 
     @Test("a request beyond the wire format's limits gives unknown without starting a helper")
     func oversizedRequest() async throws {
         let probe = SandboxedProbe(helperPath: "/nonexistent")
-        let result = await probe.probe(ProbeRequest(interface: "eth0", index: 1, method: .icmp(hosts: [], count: 1, reliability: 1), timeout: .seconds(1)))
+        let result = await probe.probe(
+            ProbeRequest(
+                interface: "eth0",
+                index: 1,
+                method: .icmp(hosts: [], count: 1, reliability: 1),
+                timeout: .seconds(1)
+            )
+        )
         #expect(result.connectivity == .unknown && result.evidence.contains("limits"))
         #expect(await probe.status().isEmpty)
     }
