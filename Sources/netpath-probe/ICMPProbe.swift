@@ -38,9 +38,18 @@ enum ICMPProbe {
 
         let targets = hosts.map { Target(name: InterfaceName.string(fromKernel: $0), count: count) }
         defer { for target in targets where target.fd >= 0 { close(target.fd) } }
-        for (target, host) in zip(targets, hosts) {
-            resolve(target, host)
-            if target.resolved { open(target, interface: interface) }
+        // Names get at most half the time; the echo requests the rest.
+        let addresses = HostResolution.resolve(
+            hosts.map { String(decoding: $0, as: UTF8.self) },
+            within: max(1, timeoutMilliseconds / 2)
+        )
+        for (target, address) in zip(targets, addresses) {
+            guard let address else { continue }
+            target.family = address.family
+            target.address = address.storage
+            target.addressLength = address.length
+            target.resolved = true
+            open(target, interface: interface)
         }
         if let failed = targets.first(where: { $0.resolved && $0.fd < 0 }),
             targets.allSatisfy({ !$0.resolved || $0.fd < 0 })
@@ -83,23 +92,6 @@ enum ICMPProbe {
             lossPartsPerMillion: UInt32(loss * 1_000_000),
             evidence: Array(evidence.utf8)
         )
-    }
-
-    private static func resolve(_ target: Target, _ host: [UInt8]) {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let name = String(decoding: host, as: UTF8.self)
-        guard getaddrinfo(name, nil, &hints, &list) == 0, let first = list else { return }
-        defer { freeaddrinfo(list) }
-        target.family = first.pointee.ai_family
-        target.addressLength = first.pointee.ai_addrlen
-        withUnsafeMutableBytes(of: &target.address) {
-            $0.copyMemory(
-                from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen))
-            )
-        }
-        target.resolved = true
     }
 
     private static func open(_ target: Target, interface: [UInt8]) {

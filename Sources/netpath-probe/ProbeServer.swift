@@ -59,7 +59,7 @@ enum ProbeServer {
             send(ProbeWire.encode(id: request.id, .init(connectivity: .unknown, evidence: Array(reason.utf8))))
             return
         }
-        startThread {
+        HelperThread.start {
             let result: ProbeWire.ProbeResultFields
             switch request.method {
             case .http(let uri, let response):
@@ -84,14 +84,17 @@ enum ProbeServer {
             send(ProbeWire.encode(id: request.id, result))
         }
     }
+}
 
+/// Detached pthreads for probes and name lookups (the helper links no Foundation).
+enum HelperThread {
     private final class Body {
         let run: () -> Void
         init(_ run: @escaping () -> Void) { self.run = run }
     }
 
     /// A detached thread; when none can be made, runs `body` here (late rather than never).
-    private static func startThread(_ body: @escaping () -> Void) {
+    static func start(_ body: @escaping () -> Void) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let created = pthread_create(

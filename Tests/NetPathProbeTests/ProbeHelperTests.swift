@@ -236,6 +236,16 @@ struct ProbeHelperTests {
             #expect(down.connectivity == .none && down.loss == 1, "\(down.evidence)")
             let strict = await topology.probes.probe(request("up0", reliability: 2))
             #expect(strict.connectivity == .limited, "\(strict.evidence)")
+            // A name that does not resolve counts against reliability, as DNS failing: limited.
+            let started = ContinuousClock.now
+            let unresolved = await topology.probes.probe(
+                ProbeRequest(
+                    interface: "up0", index: 0,
+                    method: .icmp(hosts: ["10.7.0.1", "no-such-host.invalid"], count: 1, reliability: 2),
+                    timeout: .seconds(1)))
+            #expect(unresolved.connectivity == .limited, "\(unresolved.evidence)")
+            #expect(unresolved.evidence.contains("not resolved: no-such-host.invalid"), "\(unresolved.evidence)")
+            #expect(ContinuousClock.now - started < .seconds(3))
             // ping_group_range is "1 0" in a new namespace: the helper kept CAP_NET_RAW, and only it.
             let raw = try #require(await topology.probes.status().first { $0.mode == "icmp" })
             #expect(raw.effectiveCapabilities == 1 << 13)
