@@ -42,7 +42,7 @@ public actor SandboxedProbe: ConnectivityProbing {
     private var nextID: UInt64 = 1
     private var nextGeneration: UInt64 = 1
 
-    /// A client of the helper at `helperPath` (nil: ``HelperLocation/find()``, next to the
+    /// A client of the helper at `helperPath` (nil: the first that exists of netpath-probe next to the
     /// running executable, then `../libexec/netpath/`, then /usr/libexec/netpath/netpath-probe).
     public init(helperPath: String? = nil, grace: Duration = .seconds(2), maximumBackOff: Duration = .seconds(30)) {
         self.helperPath = helperPath

@@ -240,9 +240,12 @@ struct ProbeHelperTests {
             let started = ContinuousClock.now
             let unresolved = await topology.probes.probe(
                 ProbeRequest(
-                    interface: "up0", index: 0,
+                    interface: "up0",
+                    index: 0,
                     method: .icmp(hosts: ["10.7.0.1", "no-such-host.invalid"], count: 1, reliability: 2),
-                    timeout: .seconds(1)))
+                    timeout: .seconds(1)
+                )
+            )
             #expect(unresolved.connectivity == .limited, "\(unresolved.evidence)")
             #expect(unresolved.evidence.contains("not resolved: no-such-host.invalid"), "\(unresolved.evidence)")
             #expect(ContinuousClock.now - started < .seconds(3))
