@@ -6,23 +6,25 @@ BUILD_DIR  := .build/$(CONFIG)
 PREFIX     ?= /usr/local
 APT_GET    := DEBIAN_FRONTEND=noninteractive apt-get
 
-# Debian packages: the libnl headers the CNetlink target builds against, iproute2 for the
+# Debian packages: the libnl headers the CNetlink target builds against, libcurl's and
+# libseccomp's for netpath-probe (the connectivity probe helper), iproute2 for the
 # namespace tests, systemd's analyzer for verifying the unit file, and for the tests of
 # `make deb`: dpkg-dev, lintian, mandoc (manual pages) and the three shells whose completions
 # the package ships.
-BUILD_PACKAGES := libnl-3-dev libnl-route-3-dev pkg-config
+BUILD_PACKAGES := libnl-3-dev libnl-route-3-dev libcurl4-openssl-dev libseccomp-dev pkg-config
 TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh fish
 
 # Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
 # With them, the suites of the Debian package: their subprocesses (make deb, lintian, dpkg) run
 # for a minute or more, and beside them a hook test's runs hit their 10 s timeout.
-SERIAL_SUITES := RouteStormTests|ConnectivityAgentTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests|NetworkManagerDispatchTests|NetworkdDispatchTests|DebianPackageTests|ManualPageTests|CompletionTests
+SERIAL_SUITES := ProbeHelperTests|ConnectivityEndToEndTests|SandboxedProbeTests|RouteStormTests|ConnectivityAgentTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests|NetworkManagerDispatchTests|NetworkdDispatchTests|DebianPackageTests|ManualPageTests|CompletionTests
 
 .PHONY: all deps test-deps build run test test-as-nobody bench docs clean format install install-build uninstall \
 	deb deb-deps deb-build version
 
 # `make install` layout. DESTDIR stages the whole tree under another root (packaging, tests).
-# netpathd goes to SBINDIR (the Debian package: /usr/sbin), netpathctl to BINDIR; the unit's
+# netpathd goes to SBINDIR (the Debian package: /usr/sbin), netpathctl to BINDIR, the probe
+# helper netpath-probe to LIBEXECDIR (netpathd looks for it there: docs/probe-helper.md); the unit's
 # ExecStart is rewritten to $(SBINDIR)/netpathd. NO_BUILD=1 installs what is
 # already in INSTALL_BUILD_DIR without running swift build (used by the tests, and by
 # `make install-build && sudo make install NO_BUILD=1` so root never writes in .build).
@@ -30,6 +32,7 @@ SERIAL_SUITES := RouteStormTests|ConnectivityAgentTests|HookRunnerTests|HookDisp
 DESTDIR           ?=
 BINDIR            ?= $(PREFIX)/bin
 SBINDIR           ?= $(BINDIR)
+LIBEXECDIR        ?= $(PREFIX)/libexec/netpath
 DATADIR           ?= $(PREFIX)/share/netpath
 SYSCONFDIR        ?= /etc
 UNITDIR           ?= /lib/systemd/system
@@ -65,7 +68,7 @@ all: build
 
 # Installs the C libraries only when pkg-config cannot find them (no apt on every run).
 deps:
-	@if ! pkg-config --exists libnl-route-3.0 2>/dev/null; then \
+	@if ! pkg-config --exists libnl-route-3.0 libcurl libseccomp 2>/dev/null; then \
 		echo "Installing build dependencies: $(BUILD_PACKAGES)"; \
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq $(BUILD_PACKAGES); \
 	fi
@@ -150,12 +153,13 @@ install-build: deps
 # it is. The example hooks go to $(DATADIR)/examples, not enabled.
 install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 	@set -eu; \
-	for bin in netpathd netpathctl; do \
+	for bin in netpathd netpathctl netpath-probe; do \
 		test -x "$(INSTALL_BUILD_DIR)/$$bin" || { echo "make install: $(INSTALL_BUILD_DIR)/$$bin is missing (build first, or drop NO_BUILD)" >&2; exit 1; }; \
 	done; \
-	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SBINDIR)" "$(DESTDIR)$(UNITDIR)"; \
+	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SBINDIR)" "$(DESTDIR)$(LIBEXECDIR)" "$(DESTDIR)$(UNITDIR)"; \
 	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathd" "$(DESTDIR)$(SBINDIR)/"; \
 	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathctl" "$(DESTDIR)$(BINDIR)/"; \
+	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpath-probe" "$(DESTDIR)$(LIBEXECDIR)/"; \
 	unit="$(DESTDIR)$(UNITDIR)/netpathd.service"; \
 	sed 's|^ExecStart=/usr/local/bin/netpathd|ExecStart=$(SBINDIR)/netpathd|' config/netpathd.service > "$$unit.tmp"; \
 	chmod 0644 "$$unit.tmp"; mv -f "$$unit.tmp" "$$unit"; \
@@ -178,11 +182,13 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 			$(INSTALL) -m $$mode "$$hook" "$$examples/"; \
 		done; \
 	fi; \
-	echo "make install: installed netpathd in $(DESTDIR)$(SBINDIR), netpathctl in $(DESTDIR)$(BINDIR), the unit in $(DESTDIR)$(UNITDIR)"
+	echo "make install: installed netpathd in $(DESTDIR)$(SBINDIR), netpathctl in $(DESTDIR)$(BINDIR), netpath-probe in $(DESTDIR)$(LIBEXECDIR), the unit in $(DESTDIR)$(UNITDIR)"
 
 # Removes what install put outside /etc; the configuration and hooks in /etc/netpath stay.
 uninstall:
 	rm -f "$(DESTDIR)$(SBINDIR)/netpathd" "$(DESTDIR)$(BINDIR)/netpathctl" "$(DESTDIR)$(UNITDIR)/netpathd.service"
+	rm -f "$(DESTDIR)$(LIBEXECDIR)/netpath-probe"
+	rmdir "$(DESTDIR)$(LIBEXECDIR)" 2>/dev/null || true
 	rm -rf "$(DESTDIR)$(DATADIR)/examples"
 	rmdir "$(DESTDIR)$(DATADIR)" 2>/dev/null || true
 	@echo "make uninstall: left $(DESTDIR)$(SYSCONFDIR)/netpath in place; run 'systemctl daemon-reload' if the unit was loaded"
@@ -217,6 +223,6 @@ deb: deb-deps $(if $(filter 1 yes true,$(NO_BUILD)),,deb-build)
 	@test -n "$(VERSION)" || { echo "make deb: no version in Sources/NetPathCore/NetPathVersion.swift" >&2; exit 1; }
 	@rm -rf "$(abspath $(DEB_DIR))/work"
 	@$(MAKE) --no-print-directory install NO_BUILD=1 DESTDIR="$(abspath $(DEB_DIR))/work/debian/netpath" \
-		PREFIX=/usr SBINDIR=/usr/sbin DATADIR=/usr/share/doc/netpath SYSCONFDIR=/etc UNITDIR=/lib/systemd/system >/dev/null
+		PREFIX=/usr SBINDIR=/usr/sbin LIBEXECDIR=/usr/libexec/netpath DATADIR=/usr/share/doc/netpath SYSCONFDIR=/etc UNITDIR=/lib/systemd/system >/dev/null
 	@VERSION="$(VERSION)" DEB_VERSION="$(DEB_VERSION)" MANUAL_TOOL="$(abspath $(MANUAL_TOOL))" \
 		sh packaging/build-deb.sh "$(abspath $(DEB_DIR))"

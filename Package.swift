@@ -3,6 +3,7 @@
 // Module layering: every module depends only on modules of a lower level (arrows point down).
 //
 //   5  netpathd, netpathctl       thin executables
+//      ProbeHelper                netpath-probe, the sandboxed connectivity probe helper netpathd starts
 //   4  NetPathAgent               the agent as a library: main loop, control server, notify, metrics
 //      ShippedPlugins             the plugins under Plugins/, as netpathd and netpathctl register them
 //      NetPathTesting             a scriptable fake path source and connectivity prober for tests (product)
@@ -14,13 +15,16 @@
 //      NetPathControl             control protocol and client, explain, config files, traces
 //   1  NetPathConfig              TOML parser, configuration model and validation, rules
 //      NetPathLinux               libnl engine, rules and kernel route lookups, sysfs, resolv.conf
+//      NetPathProbe               the probe helper's client (SandboxedProbe), its wire format and verdict rules
 //   0  NetPathCore                model, classification, evaluation, tracker, settle, route-editing seam,
 //                                 per-subject queues and workers, one bounded file read
 //      CNetlink                   the libnl import
-//      CLinux                    the system calls glibc declares only under _GNU_SOURCE (spawn, pidfd, setns)
+//      CLinux                     the system calls glibc declares only under _GNU_SOURCE (spawn, pidfd, setns)
+//      CCurl, CSeccomp            the libcurl and libseccomp imports (netpath-probe only)
 //
 // Edges (→ depends on):
 //   NetPathConfig → Core                    NetPathLinux → Core, CNetlink, CLinux
+//   NetPathProbe → Core                     ProbeHelper → Core, NetPathProbe, CCurl, CSeccomp
 //   NetPathControl → Core, Config           NetPathPlugin → Core, Config
 //   NetPathDispatch → Core, Config, Control, Linux, CLinux
 //   NetPath → Core, Config, Control, Linux, Plugin
@@ -28,8 +32,8 @@
 //   NetPathAgent → Core, Config, Control, Linux, Plugin, Dispatch
 //   ShippedPlugins → Plugin, RouteMetricsPlugin, EventLogPlugin
 //   NetPathTesting → Core, NetPath          Network → NetPath
-//   netpathctl → Core, Config, Control, Linux, Plugin, Dispatch, ShippedPlugins
-//   netpathd → Core, Config, Control, Plugin, Agent, ShippedPlugins
+//   netpathctl → Core, Config, Control, Linux, Plugin, Dispatch, NetPathProbe, ShippedPlugins
+//   netpathd → Core, Config, Control, Plugin, Agent, NetPathProbe, ShippedPlugins
 // A test (Tests/CLITests/PackageLayeringTests.swift) checks these edges against Package.swift and every
 // target's imports.
 import PackageDescription
@@ -47,6 +51,7 @@ let package = Package(
         .library(name: "Network", targets: ["Network"]),
         .executable(name: "netpathd", targets: ["netpathd"]),
         .executable(name: "netpathctl", targets: ["netpathctl"]),
+        .executable(name: "netpath-probe", targets: ["ProbeHelper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -65,7 +70,26 @@ let package = Package(
         ),
         // C, compiled with _GNU_SOURCE: include/CLinux.h says why it is not part of CNetlink's shim.
         .target(name: "CLinux"),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev", "pkg-config"])]
+        ),
+        .systemLibrary(
+            name: "CSeccomp",
+            pkgConfig: "libseccomp",
+            providers: [.apt(["libseccomp-dev", "pkg-config"])]
+        ),
         .target(name: "NetPathCore", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        // The client of netpath-probe: starts it, speaks its wire format, checks its answers.
+        .target(name: "NetPathProbe", dependencies: ["NetPathCore"]),
+        // The sandboxed helper that reads the network's answers to connectivity probes
+        // (docs/probe-helper.md). No Foundation: it stays small.
+        .executableTarget(
+            name: "ProbeHelper",
+            dependencies: ["NetPathCore", "NetPathProbe", "CCurl", "CSeccomp"],
+            path: "Sources/netpath-probe"
+        ),
         .target(
             name: "NetPathConfig",
             dependencies: ["NetPathCore"],
@@ -153,6 +177,7 @@ let package = Package(
         .executableTarget(
             name: "netpathctl",
             dependencies: [
+                "NetPathProbe",
                 "NetPathCore",
                 "NetPathConfig",
                 "NetPathControl",
@@ -167,6 +192,7 @@ let package = Package(
         .executableTarget(
             name: "netpathd",
             dependencies: [
+                "NetPathProbe",
                 "NetPathCore",
                 "NetPathConfig",
                 "NetPathControl",
@@ -242,6 +268,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(name: "NetPathProbeTests", dependencies: ["NetPathProbe", "NetPathCore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["NetPathCore", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "NetPathTesting", "TestSupport"]),
     ],

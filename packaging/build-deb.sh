@@ -24,7 +24,8 @@ work="$out/work"
 stage="$work/debian/netpath"
 doc="$stage/usr/share/doc/netpath"
 
-[ -x "$stage/usr/sbin/netpathd" ] && [ -x "$stage/usr/bin/netpathctl" ] ||
+helper="$stage/usr/libexec/netpath/netpath-probe"
+[ -x "$stage/usr/sbin/netpathd" ] && [ -x "$stage/usr/bin/netpathctl" ] && [ -x "$helper" ] ||
 	fail "$stage does not hold the staged install"
 [ -x "$MANUAL_TOOL" ] || fail "$MANUAL_TOOL is missing (make deb-build builds it)"
 
@@ -45,7 +46,7 @@ cp "$changelog" "$work/debian/changelog"
 
 # Stripped, as dh_strip does (lintian's unstripped-binary-or-object): the symbol tables and
 # DWARF are half of each file and nothing at run time reads them.
-strip --remove-section=.comment --remove-section=.note "$stage/usr/sbin/netpathd" "$stage/usr/bin/netpathctl"
+strip --remove-section=.comment --remove-section=.note "$stage/usr/sbin/netpathd" "$stage/usr/bin/netpathctl" "$helper"
 
 # Manual pages. netpathd(8) and netpathctl(8) come from the binaries' own command
 # definitions (so they list exactly what --help lists), reflowed for mdoc; the other two are
@@ -110,14 +111,16 @@ chmod 0644 "$stage/DEBIAN/conffiles"
 (
 	cd "$work"
 	rm -f debian/substvars debian/files
-	dpkg-shlibdeps -e"debian/netpath/usr/sbin/netpathd" -e"debian/netpath/usr/bin/netpathctl"
+	dpkg-shlibdeps -e"debian/netpath/usr/sbin/netpathd" -e"debian/netpath/usr/bin/netpathctl" \
+		-e"debian/netpath/usr/libexec/netpath/netpath-probe"
 	# dpkg-shlibdeps counts the symbols a binary imports, not the versions it needs without
 	# a symbol: the packed relocations need GLIBC_ABI_DT_RELR, which libc6's symbols file
 	# dates 2.36, so a libc6 older than that would install and then refuse to load the
 	# binaries. Raise libc6's minimum to the newest version any needed GLIBC_* name has there.
 	libc_symbols=$(dpkg-query --control-path libc6 symbols)
 	libc_minimum=$(
-		for binary in debian/netpath/usr/sbin/netpathd debian/netpath/usr/bin/netpathctl; do
+		for binary in debian/netpath/usr/sbin/netpathd debian/netpath/usr/bin/netpathctl \
+			debian/netpath/usr/libexec/netpath/netpath-probe; do
 			objdump -p "$binary" | awk '/^  required from / { libc = ($3 == "libc.so.6:") } libc && $4 ~ /^GLIBC_/ { print $4 }'
 		done | sort -u | while IFS= read -r name; do
 			awk -v name="$name@$name" '$1 == name { print $2 }' "$libc_symbols"

@@ -2,13 +2,14 @@ import ArgumentParser
 import FoundationEssentials
 import NetPathControl
 import NetPathCore
+import NetPathProbe
 
 extension Netpathctl {
     struct Probe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check connectivity now and print each verdict with its evidence.",
             discussion:
-                "Asks netpathd to probe IFACE (default: every interface [connectivity] covers) at once, and prints what each probe found (status code, redirect target, error), the round-trip time and loss, and the interface's state after hysteresis (up/down). Needs [connectivity] in the agent's configuration (docs/connectivity.md). The JSON form is {\"probes\": [{\"interface\", \"verdict\", \"connectivity\", \"portal_url\", \"rtt_ms\", \"loss\", \"evidence\"}]}."
+                "Asks netpathd to probe IFACE (default: every interface [connectivity] covers) at once, and prints what each probe found (status code, redirect target, error), the round-trip time and loss, and the interface's state after hysteresis (up/down). Needs [connectivity] in the agent's configuration (docs/connectivity.md). With --local, netpathctl probes this host's interfaces itself, through the same sandboxed helper (no hysteresis). The JSON form is {\"probes\": [{\"interface\", \"verdict\", \"connectivity\", \"portal_url\", \"rtt_ms\", \"loss\", \"evidence\"}]}."
         )
 
         @OptionGroup var source: SourceOptions
@@ -21,18 +22,66 @@ extension Netpathctl {
         var interface: String?
 
         func run() async throws {
+            let probes: [ProbeReport]
             if source.local {
-                // The probe reads answers from the network: only the sandboxed helper may.
-                throw AgentError(message: "--local needs the probe helper; not available in this build")
+                probes = try await probeHere()
+            } else {
+                probes = try source.connect(config).request(.probe, interface: interface).checked().probes ?? []
             }
-            let reply = try source.connect(config).request(.probe, interface: interface).checked()
-            let probes = reply.probes ?? []
             if json {
                 struct Document: Encodable { var probes: [ProbeReport] }
                 print(String(decoding: try JSONCoding.prettyEncoder().encode(Document(probes: probes)), as: UTF8.self))
                 return
             }
             print(Self.render(probes), terminator: "")
+        }
+
+        /// `--local`: the configuration's `[connectivity]`, this host's interfaces, and a probe
+        /// helper of netpathctl's own (it reads the network's answers; netpathctl never does).
+        /// No hysteresis: each verdict is the interface's state.
+        func probeHere() async throws -> [ProbeReport] {
+            let loaded = try config.load()
+            guard let settings = loaded.configuration.connectivity else {
+                throw AgentError(
+                    message: "\(loaded.source) has no [connectivity] table: nothing is probed (docs/connectivity.md)"
+                )
+            }
+            let state = try await source.currentState(for: loaded.configuration).state
+            let covered = state.interfaces.filter(settings.probes)
+            let chosen = interface.map { name in covered.filter { $0.name == name } } ?? covered
+            if let interface, chosen.isEmpty {
+                throw AgentError(
+                    message:
+                        "\(interface.escapingControlCharacters) is not probed: it is not a candidate (connected, addressed, with a default route) or not in [connectivity] interfaces"
+                )
+            }
+            let prober = SandboxedProbe()
+            defer { Task { await prober.stop() } }
+            return await withTaskGroup(of: ProbeReport.self) { group in
+                for interface in chosen {
+                    let request = ProbeRequest(
+                        interface: interface.name,
+                        index: interface.index,
+                        method: settings.method,
+                        timeout: settings.timeout
+                    )
+                    group.addTask {
+                        let result = await prober.probe(request)
+                        return ProbeReport(
+                            interface: result.interface,
+                            verdict: result.connectivity,
+                            connectivity: result.connectivity,
+                            portalURL: result.portalURL,
+                            roundTripMilliseconds: result.roundTrip?.milliseconds,
+                            loss: result.loss,
+                            evidence: result.evidence
+                        )
+                    }
+                }
+                var reports: [ProbeReport] = []
+                for await report in group { reports.append(report) }
+                return reports.sorted { $0.interface < $1.interface }
+            }
         }
 
         static func render(_ probes: [ProbeReport]) -> String {

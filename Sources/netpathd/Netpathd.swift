@@ -8,6 +8,7 @@ import NetPathConfig
 import NetPathControl
 import NetPathCore
 import NetPathPlugin
+import NetPathProbe
 import Prometheus
 import ServiceLifecycle
 import ShippedPlugins
@@ -81,9 +82,9 @@ struct Netpathd: AsyncParsableCommand {
                     environment: environment,
                     controlSocketPath: controlSocket,
                     logger: logger,
-                    // No probe helper in this build: [connectivity] logs a warning and every
-                    // interface's connectivity stays unknown (docs/connectivity.md).
-                    connectivityProber: nil
+                    // Made when [connectivity] is first in force: the sandboxed helper
+                    // (docs/probe-helper.md), found next to netpathd or in libexec.
+                    connectivityProber: { SandboxedProbe() }
                 ),
                 plugins: .shipped
             )

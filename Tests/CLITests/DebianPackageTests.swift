@@ -44,7 +44,7 @@ struct DebianPackageTests {
                 $0.trimmingCharacters(in: .whitespaces).split(separator: " ")[0]
             }
         )
-        for library in ["libc6", "libnl-3-200", "libnl-route-3-200"] {
+        for library in ["libc6", "libnl-3-200", "libnl-route-3-200", "libcurl4", "libseccomp2"] {
             #expect(names.contains(Substring(library)), "\(depends)")
         }
         #expect(!depends.lowercased().contains("swift"), "\(depends)")
@@ -57,7 +57,7 @@ struct DebianPackageTests {
                 .trimmingCharacters(in: .whitespacesAndNewlines),
             encoding: .utf8
         )
-        for binary in ["usr/sbin/netpathd", "usr/bin/netpathctl"] {
+        for binary in ["usr/sbin/netpathd", "usr/bin/netpathctl", "usr/libexec/netpath/netpath-probe"] {
             let needs = try Command.check(["objdump", "-p", "\(package.contents)/\(binary)"])
                 .components(separatedBy: "required from libc.so.6:\n").last!
                 .split(separator: "\n").prefix { !$0.contains("required from") }
@@ -98,6 +98,7 @@ struct DebianPackageTests {
         var expected: [String: String] = [
             "usr/sbin/netpathd": executable,
             "usr/bin/netpathctl": executable,
+            "usr/libexec/netpath/netpath-probe": executable,
             "lib/systemd/system/netpathd.service": file,
             "etc/netpath/netpath.toml": file,
             "etc/netpath/hooks.d": "drwxr-xr-x root/root",
@@ -276,7 +277,7 @@ struct DebianPackageTests {
         let toolchain = try #require(runtime.range(of: "/usr/lib/swift").map { String(runtime[..<$0.lowerBound]) })
         #expect(!toolchain.isEmpty && toolchain != "/usr", "no toolchain directory in \(runtime)")
 
-        for binary in ["usr/sbin/netpathd", "usr/bin/netpathctl"] {
+        for binary in ["usr/sbin/netpathd", "usr/bin/netpathctl", "usr/libexec/netpath/netpath-probe"] {
             let ldd = try Command.check(["ldd", "\(root.path)/\(binary)"])
             #expect(!ldd.contains(toolchain) && !ldd.contains("libswift"), "\(binary):\n\(ldd)")
             let dynamic = try Command.check(["readelf", "--dynamic", "\(root.path)/\(binary)"])

@@ -4,12 +4,12 @@ import Testing
 
 /// `netpathctl probe` without an agent behind it: the errors it gives.
 struct ProbeCommandTests {
-    @Test("--local needs the probe helper, and says so")
-    func localNeedsTheHelper() throws {
+    @Test("--local on a configuration without [connectivity] probes nothing, and says which file")
+    func localNeedsConnectivity() throws {
         let result = try Command.run([BuiltProducts.path("netpathctl"), "probe", "--local"])
         #expect(result.status != 0)
         #expect(
-            result.stderr.contains("--local needs the probe helper; not available in this build"),
+            result.stderr.contains("has no [connectivity] table: nothing is probed"),
             "\(result.stderr)"
         )
     }

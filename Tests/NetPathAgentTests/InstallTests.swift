@@ -107,6 +107,7 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         var expected: [String: Entry] = [
             "usr/local/bin/netpathd": file0755,
             "usr/local/bin/netpathctl": file0755,
+            "usr/local/libexec/netpath/netpath-probe": file0755,
             "lib/systemd/system/netpathd.service": file0644,
             "etc/netpath": directory,
             "etc/netpath/netpath.toml": file0644,
@@ -139,6 +140,10 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         for binary in ["netpathd", "netpathctl"] {
             #expect(try contents("\(root)/usr/local/bin/\(binary)") == contents(BuiltProducts.path(binary)))
         }
+        #expect(
+            try contents("\(root)/usr/local/libexec/netpath/netpath-probe")
+                == contents(BuiltProducts.path("netpath-probe"))
+        )
         #expect(
             try contents("\(root)/etc/netpath/netpath.toml")
                 == contents(repository.appendingPathComponent("config/netpath.toml").path)
@@ -182,6 +187,8 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         #expect(try entry("\(scratch.path)/usr/bin/netpathctl").kind == .file)
         let binaries = tree(scratch.path).filter { $0.hasSuffix("/netpathd") || $0.hasSuffix("/netpathctl") }
         #expect(binaries == ["usr/sbin/netpathd", "usr/bin/netpathctl"])
+        // Where SandboxedProbe looks for the helper (HelperLocation.installed).
+        #expect(try entry("\(scratch.path)/usr/libexec/netpath/netpath-probe").kind == .file)
         let unit = try text("\(scratch.path)/lib/systemd/system/netpathd.service")
         #expect(unit.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") } == ["ExecStart=/usr/sbin/netpathd"])
 
@@ -227,7 +234,7 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         #expect(left.contains("etc/netpath/netpath.toml"))
         #expect(left.contains("etc/netpath/hooks.d"))
         #expect(!left.contains { $0.hasSuffix("netpathd") || $0.hasSuffix("netpathctl") || $0.hasSuffix(".service") })
-        #expect(!left.contains { $0.hasPrefix("usr/local/share/netpath") })
+        #expect(!left.contains { $0.hasPrefix("usr/local/share/netpath") || $0.hasPrefix("usr/local/libexec/netpath") })
     }
 
     // systemd-analyze verify checks ExecStart= against the real filesystem, so the unit is

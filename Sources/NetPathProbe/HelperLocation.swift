@@ -1,0 +1,49 @@
+import Glibc
+
+/// Where the agent finds `netpath-probe`, and whether it may run what it found.
+package enum HelperLocation {
+    /// The installed place (`make install` with PREFIX=/usr, and the Debian package).
+    package static let installed = "/usr/libexec/netpath/netpath-probe"
+
+    /// The places looked at, in order: next to the running executable (a build directory:
+    /// `.build/debug/netpath-probe` beside netpathd and the tests), `../libexec/netpath/` from it
+    /// (`make install` with any PREFIX: /usr/local/sbin → /usr/local/libexec/netpath), then
+    /// ``installed``.
+    package static func candidates() -> [String] {
+        var result: [String] = []
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if length > 0 {
+            let exe = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let slash = exe.lastIndex(of: "/") {
+                let directory = String(exe[..<slash])
+                result.append(directory + "/netpath-probe")
+                if let up = directory.lastIndex(of: "/") {
+                    result.append(String(directory[..<up]) + "/libexec/netpath/netpath-probe")
+                }
+            }
+        }
+        result.append(installed)
+        return result
+    }
+
+    /// The first candidate that exists, or ``installed`` (whose absence the first start reports).
+    package static func find() -> String {
+        candidates().first { access($0, F_OK) == 0 } ?? installed
+    }
+
+    /// Why the agent must not run `path`, or nil when it may: it must be a regular, executable
+    /// file owned by root or by the agent's user and writable by no one else, since the agent
+    /// (root) runs it.
+    package static func refusal(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return "\(path): \(String(cString: strerror(errno)))" }
+        guard status.st_mode & S_IFMT == S_IFREG else { return "\(path) is not a regular file" }
+        guard status.st_mode & 0o111 != 0 else { return "\(path) is not executable" }
+        guard status.st_uid == 0 || status.st_uid == geteuid() else {
+            return "\(path) is owned by uid \(status.st_uid), not by root or the agent's user"
+        }
+        guard status.st_mode & 0o022 == 0 else { return "\(path) is writable by its group or others" }
+        return nil
+    }
+}

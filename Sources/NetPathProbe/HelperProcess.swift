@@ -1,0 +1,159 @@
+import Glibc
+import NetPathCore
+
+/// One running `netpath-probe`: its pid and the agent's end of the socketpair. The descriptor is
+/// closed when the last reference goes (the reader thread's and the client's), so it is never
+/// written after another file took its number.
+final class HelperProcess: @unchecked Sendable {
+    // @unchecked: pid and fd never change; the kernel serialises what is done with them.
+    let pid: pid_t
+    let fd: Int32
+    let generation: UInt64
+
+    private init(pid: pid_t, fd: Int32, generation: UInt64) {
+        self.pid = pid
+        self.fd = fd
+        self.generation = generation
+    }
+
+    deinit { close(fd) }
+
+    /// Why a helper could not be started.
+    struct StartError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Starts `path --mode MODE` with its end of a new socketpair as fd 3, an empty environment,
+    /// the default signal dispositions and no blocked signal.
+    static func start(path: String, mode: String, generation: UInt64) throws(StartError) -> HelperProcess {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw StartError(description: "socketpair: \(String(cString: strerror(errno)))")
+        }
+        defer { close(pair[1]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // dup2 onto 3 clears close-on-exec, also when the socket already is fd 3 (glibc ≥ 2.29).
+        posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments = [path, "--mode", mode]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var environment: [UnsafeMutablePointer<CChar>?] = [nil]
+        var pid: pid_t = 0
+        var spawned = posix_spawn(&pid, path, &actions, &attributes, &argv, &environment)
+        // ETXTBSY: another thread's fork holds a descriptor that writes the file (it was just
+        // installed or replaced), until that child execs. Brief: a few tries, 10 ms apart.
+        for _ in 0..<20 where spawned == ETXTBSY {
+            usleep(10_000)
+            spawned = posix_spawn(&pid, path, &actions, &attributes, &argv, &environment)
+        }
+        guard spawned == 0 else {
+            close(pair[0])
+            throw StartError(description: "cannot start \(path): \(String(cString: strerror(spawned)))")
+        }
+        return HelperProcess(pid: pid, fd: pair[0], generation: generation)
+    }
+
+    /// Sends one line without blocking; false when it did not all go (the helper is not reading,
+    /// or is gone).
+    func send(_ line: String) -> Bool {
+        var bytes = Array(line.utf8)[...]
+        while !bytes.isEmpty {
+            let sent = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if sent < 0 && errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            bytes = bytes.dropFirst(sent)
+        }
+        return true
+    }
+
+    /// SIGKILL: the reader then sees the end of the socket and reaps it.
+    func kill() { _ = Glibc.kill(pid, SIGKILL) }
+
+    /// What the reader thread reports, in order.
+    enum Event: Sendable {
+        case message(ProbeWire.HelperMessage)
+        case malformed(String)
+        case exited(String)
+    }
+
+    /// Reads lines on a thread of its own until the socket ends or a line is malformed, then
+    /// kills and reaps the process and reports how it ended.
+    func events() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream<Event>.makeStream()
+        ReaderThread.start { [self] in
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            reading: while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                pending += buffer[0..<count]
+                while let newline = pending.firstIndex(of: 0x0a) {
+                    do throws(ProbeWire.Error) {
+                        continuation.yield(.message(try ProbeWire.decodeHelperMessage(pending[..<newline])))
+                    } catch {
+                        continuation.yield(.malformed(error.description))
+                        break reading
+                    }
+                    pending.removeSubrange(...newline)
+                }
+                if pending.count >= ProbeWire.maximumLineLength {
+                    continuation.yield(.malformed("line longer than \(ProbeWire.maximumLineLength) bytes"))
+                    break
+                }
+            }
+            // Whatever ended the reading, the process is of no more use.
+            kill()
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let signal = status & 0x7f
+            continuation.yield(.exited(signal == 0 ? "exit status \((status >> 8) & 0xff)" : "signal \(signal)"))
+            continuation.finish()
+        }
+        return stream
+    }
+}
+
+/// A detached pthread for the blocking reads (off Swift's cooperative pool).
+enum ReaderThread {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    /// Starts `body`; when no thread can be made, runs it on a task instead (it then holds a pool
+    /// thread while it reads, which is late rather than never).
+    static func start(_ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            },
+            context
+        )
+        if created == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            Task.detached { body() }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Glibc
+import NetPathCore
+import NetPathProbe
+
+/// Serialises the result lines of concurrent probes.
+let probeOutput = PlainLock()
+
+/// A pthread mutex (the helper links no Foundation).
+final class PlainLock: @unchecked Sendable {
+    // @unchecked: the mutex is the synchronisation.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    init() { pthread_mutex_init(mutex, nil) }
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+}
+
+/// Reads requests and runs each on a thread of its own; at most ``limit`` at once.
+enum ProbeServer {
+    static let limit = 32
+    nonisolated(unsafe) static var running = 0
+
+    static func run(mode: String) -> Never {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(channel, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            // The agent closed its end (or exited): so does the helper.
+            guard count > 0 else { exit(0) }
+            pending += buffer[0..<count]
+            while let newline = pending.firstIndex(of: 0x0a) {
+                let line = Array(pending[..<newline])
+                pending.removeSubrange(...newline)
+                handle(line, mode: mode)
+            }
+            if pending.count >= ProbeWire.maximumLineLength {
+                fail("request line longer than \(ProbeWire.maximumLineLength) bytes")
+            }
+        }
+    }
+
+    private static func handle(_ line: [UInt8], mode: String) {
+        let request: ProbeWire.Request
+        do {
+            request = try ProbeWire.decodeRequest(line)
+        } catch {
+            fail("malformed request: \(error)")
+        }
+        let refusal: String?
+        switch request.method {
+        case .http where mode != "http", .icmp where mode != "icmp": refusal = "this helper makes \(mode) probes only"
+        default: refusal = nil
+        }
+        probeOutput.lock()
+        let busy = running >= limit
+        if !busy && refusal == nil { running += 1 }
+        probeOutput.unlock()
+        if let reason = refusal ?? (busy ? "helper busy: \(limit) probes in flight" : nil) {
+            send(ProbeWire.encode(id: request.id, .init(connectivity: .unknown, evidence: Array(reason.utf8))))
+            return
+        }
+        HelperThread.start {
+            let result: ProbeWire.ProbeResultFields
+            switch request.method {
+            case .http(let uri, let response):
+                result = HTTPProbe.run(
+                    interface: request.interface,
+                    uri: uri,
+                    expected: response,
+                    timeoutMilliseconds: request.timeoutMilliseconds
+                )
+            case .icmp(let hosts, let count, let reliability):
+                result = ICMPProbe.run(
+                    interface: request.interface,
+                    hosts: hosts,
+                    count: count,
+                    reliability: reliability,
+                    timeoutMilliseconds: request.timeoutMilliseconds
+                )
+            }
+            probeOutput.lock()
+            running -= 1
+            probeOutput.unlock()
+            send(ProbeWire.encode(id: request.id, result))
+        }
+    }
+}
+
+/// Detached pthreads for probes and name lookups (the helper links no Foundation).
+enum HelperThread {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    /// A detached thread; when none can be made, runs `body` here (late rather than never).
+    static func start(_ body: @escaping () -> Void) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            },
+            context
+        )
+        if created == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+        }
+    }
+}
