@@ -34,9 +34,12 @@ public struct LinkRecord: Hashable, Sendable {
     }
 
     static let up: UInt32 = 0x1
+    static let loopback: UInt32 = 0x8
     static let lowerUp: UInt32 = 0x10000
 
     public var adminUp: Bool { flags & Self.up != 0 }
+    /// `IFF_LOOPBACK`.
+    public var isLoopback: Bool { flags & Self.loopback != 0 }
     public var carrier: Bool { flags & Self.lowerUp != 0 }
 
     /// RFC 2863 operational state names, indexed by `IF_OPER_*`.
@@ -162,6 +165,14 @@ public struct RouteRecord: Hashable, Sendable {
     public var key: Key { Key(slot: slot, type: type, nexthops: nexthops) }
 
     public var isDefault: Bool { destinationLength == 0 }
+
+    /// Whether netpath keeps this route (the engine drops every other one unparsed, `np_walk`):
+    /// a default route, or one covering the internet probe of its family
+    /// (``KernelRoute/probe(_:)``).
+    public var isKept: Bool {
+        guard let destination, !isDefault else { return true }
+        return KernelRoute.probe(family).isIn(destination, prefixLength: destinationLength)
+    }
 
     /// `RTN_UNICAST`.
     public var isUnicast: Bool { type == 1 }
