@@ -28,6 +28,8 @@
 #include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 // setns(2) and CLONE_NEWNET are declared by <sched.h> only under _GNU_SOURCE, and defining that
@@ -390,6 +392,53 @@ static inline void np_walk(void *buffer, int length, unsigned int seq, int filte
         fn(nlh, arg);
     }
     if (left > 0) out->truncated = 1;
+}
+
+/// `struct mmsghdr` (declared by <sys/socket.h> only under _GNU_SOURCE, like `recvmmsg` itself:
+/// see `setns` above for why that is not defined here).
+struct np_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+/// The most datagrams `np_receive_batch` reads in one call.
+#define NP_BATCH_SLOTS 16
+
+/// Reads up to `slots` (at most NP_BATCH_SLOTS) queued datagrams at once (`recvmmsg`,
+/// non-blocking) into `slots` consecutive slots of `slot_size` bytes of `buffer`, and walks each
+/// as `np_walk` does, accumulating into `out`.
+///
+/// Why: each route notification is a datagram of its own, so a storm read with `recv` costs a
+/// system call per route, and a wake-up that finds one message costs a second `recv` to learn
+/// that the socket is empty. Fewer datagrams than slots means the queue was empty: the caller
+/// stops without asking again.
+/// Returns the number of datagrams read (0 when none was queued), or -errno (`-ENOBUFS`: an
+/// overrun). A datagram larger than its slot sets `out->truncated`.
+static inline int np_receive_batch(int fd, void *buffer, int slot_size, int slots, int filter_routes,
+                                   const struct np_watch *kept, int kept_count,
+                                   const struct np_watch *watched, int watch_count,
+                                   np_message_fn fn, void *arg, struct np_walk_result *out) {
+    struct np_mmsghdr headers[NP_BATCH_SLOTS];
+    struct iovec vectors[NP_BATCH_SLOTS];
+    if (slots > NP_BATCH_SLOTS) slots = NP_BATCH_SLOTS;
+    memset(headers, 0, sizeof headers);
+    for (int i = 0; i < slots; i++) {
+        vectors[i].iov_base = (char *)buffer + (size_t)i * (size_t)slot_size;
+        vectors[i].iov_len = (size_t)slot_size;
+        headers[i].msg_hdr.msg_iov = &vectors[i];
+        headers[i].msg_hdr.msg_iovlen = 1;
+    }
+    long count;
+    do {
+        count = syscall(SYS_recvmmsg, fd, headers, (unsigned int)slots, MSG_DONTWAIT, NULL);
+    } while (count < 0 && errno == EINTR);
+    if (count < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+    for (long i = 0; i < count; i++) {
+        if (headers[i].msg_hdr.msg_flags & MSG_TRUNC) out->truncated = 1;
+        np_walk(vectors[i].iov_base, (int)headers[i].msg_len, 0, filter_routes, kept, kept_count, watched,
+                watch_count, fn, arg, out);
+    }
+    return (int)count;
 }
 
 /// A libnl message holding a copy of `nlh`, for `nl_msg_parse` (addresses and kept routes only).

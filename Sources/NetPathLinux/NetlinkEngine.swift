@@ -182,7 +182,9 @@ public final class NetlinkEngine: Sendable {
         let events: NetlinkSocket
         let queries: KernelQueries
         let eventCollector = MessageCollector()
-        let buffer = ReceiveBuffer()
+        // Slots for np_receive_batch; a slot's pages become resident only once a datagram
+        // reaches them (a storm touches the first page of each: 64 KiB).
+        let buffer = ReceiveBuffer(size: 16 * NetlinkSocket.slotSize)
         do {
             if let namespace = options.namespace { try NetworkNamespaceEntry.enter(namespace) }
             events = try NetlinkSocket()
@@ -253,19 +255,24 @@ public final class NetlinkEngine: Sendable {
         var covering = false
         let watched = watchList()
         loop: while true {
-            switch socket.receive(
+            let (outcome, more) = socket.receiveBatch(
                 into: buffer,
                 delivering: collector,
-                filterRoutes: true,
                 keeping: NetlinkSocket.keptAddresses,
                 watching: watched
-            ) {
+            )
+            switch outcome {
             case .messages(let result):
                 skipped += UInt64(result.skipped)
                 covering = covering || result.covering != 0
                 received += UInt64(result.skipped + result.delivered)
                 // Apply in chunks so a long storm does not pile up parsed messages.
                 if collector.messages.count >= 4096 { changed = apply(collector) || changed }
+                // Fewer datagrams than slots: the queue was empty, no need to ask again.
+                if !more { break loop }
+            case .overrun where more:
+                // Messages before the truncated datagram were handled; the rest are read on.
+                overrun = true
             case .empty:
                 break loop
             case .overrun:

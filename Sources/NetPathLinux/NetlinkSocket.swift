@@ -138,6 +138,50 @@ final class NetlinkSocket {
         }
     }
 
+    /// Reads every datagram queued on this non-blocking socket, up to `buffer.slots` per system
+    /// call (`np_receive_batch`: `recvmmsg`), handing their messages to `collector` with routes
+    /// filtered as ``receive(into:delivering:filterRoutes:keeping:watching:sequence:)`` does.
+    /// Returns ``Received/empty`` only when nothing at all was queued; `more` says whether the
+    /// batch filled every slot (more may be queued: call again) or the queue is known empty.
+    func receiveBatch(
+        into buffer: ReceiveBuffer,
+        delivering collector: MessageCollector,
+        keeping kept: [np_watch],
+        watching watched: [np_watch]
+    ) -> (received: Received, more: Bool) {
+        var result = np_walk_result()
+        let slots = Int32(buffer.size / Self.slotSize)
+        let count = kept.withUnsafeBufferPointer { kept in
+            watched.withUnsafeBufferPointer { watched in
+                np_receive_batch(
+                    fileDescriptor,
+                    buffer.bytes,
+                    Int32(Self.slotSize),
+                    slots,
+                    1,
+                    kept.baseAddress,
+                    Int32(kept.count),
+                    watched.baseAddress,
+                    Int32(watched.count),
+                    MessageCollector.headerCallback,
+                    Unmanaged.passUnretained(collector).toOpaque(),
+                    &result
+                )
+            }
+        }
+        if count < 0 {
+            return (-count == ENOBUFS ? .overrun : .failed(nl_syserr2nlerr(-count)), false)
+        }
+        if count == 0 { return (.empty, false) }
+        // A datagram cut short lost messages: recover as from an overrun.
+        if result.truncated != 0 { return (.overrun, true) }
+        return (.messages(result), count == slots)
+    }
+
+    /// The size of one ``receiveBatch(into:delivering:keeping:watching:)`` slot: a notification
+    /// is one message, and 32 KiB is the most the kernel puts in one netlink datagram.
+    static let slotSize = 32768
+
     /// Asks the kernel which route it would use for `address` (`ip route get ADDRESS [oif
     /// INDEX] fibmatch`, rules applied) and delivers the matched route to `collector`; `false`
     /// when there is none (`ENETUNREACH`, `EHOSTUNREACH`) or the question failed.

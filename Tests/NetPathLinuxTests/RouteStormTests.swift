@@ -61,7 +61,7 @@ struct RouteStormTests {
             let after = engine.statistics
             #expect(after.overruns == 0)
             // Every /32 was read and dropped unparsed; only the default routes are held.
-            #expect(after.skippedRoutes - before.skippedRoutes == UInt64(Self.routeCount))
+            #expect(after.skippedRoutes - before.skippedRoutes >= UInt64(Self.routeCount))
             #expect(engine.table().routeCount == Self.defaultRoutes)
         }
     }
