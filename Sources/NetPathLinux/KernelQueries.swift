@@ -26,13 +26,14 @@ final class KernelQueries: Sendable {
         /// The routing generation the target answers belong to.
         var generation: UInt64?
         var answers: [Question: [SystemState.TargetRoute]] = [:]
-        /// The addresses asked about in this generation.
-        var watched: [IPAddress] = []
         /// Kernel round trips made for targets, for tests and diagnostics.
         var asked: UInt64 = 0
     }
 
     private let state: Mutex<State>
+    /// The addresses asked about in the current generation. A lock of its own: the engine
+    /// thread reads it on every batch and must not wait for a question in progress.
+    private let watchedAddresses = Mutex<[IPAddress]>([])
 
     /// Asks over `socket` (opened in the engine's namespace), which nothing else reads.
     init(socket: sending NetlinkSocket) {
@@ -84,7 +85,7 @@ final class KernelQueries: Sendable {
     /// The addresses asked about since routing last changed. The engine watches the routes it
     /// drops for one covering them (`np_route_covers`), which moves the routing generation, so
     /// that the next question asks again.
-    var watched: [IPAddress] { state.withLock { $0.watched } }
+    var watched: [IPAddress] { watchedAddresses.withLock { $0 } }
 
     /// The kernel round trips made for targets so far.
     var questionsAsked: UInt64 { state.withLock { $0.asked } }
@@ -105,12 +106,12 @@ final class KernelQueries: Sendable {
             if state.generation != generation {
                 state.generation = generation
                 state.answers.removeAll()
-                state.watched.removeAll()
+                watchedAddresses.withLock { $0.removeAll() }
             }
             if let known = state.answers[question] { return known }
             // Watched before the kernel is asked: a covering route that arrives from now on moves
             // the generation, and with it this answer.
-            if !state.watched.contains(address) { state.watched.append(address) }
+            watchedAddresses.withLock { if !$0.contains(address) { $0.append(address) } }
             let answer = Self.ask(question, state.lookup, asked: &state.asked)
             state.answers[question] = answer
             return answer

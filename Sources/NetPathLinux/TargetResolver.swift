@@ -6,7 +6,7 @@ import NetPathCore
 /// and no socket is connected.
 ///
 /// A host name is resolved with `getaddrinfo`, which blocks for as long as the name servers take
-/// (seconds per attempt when they do not answer): call ``reachability(of:routes:)-(String,_)``
+/// (seconds per attempt when they do not answer): call `reachability(of:routes:)`
 /// and ``resolve(_:)`` only where blocking is fine, and use a ``HostResolver`` where it is not.
 /// An address literal is used as is.
 public struct TargetResolver: Sendable {
