@@ -5,8 +5,13 @@ import Logging
 import NetPathCore
 import Synchronization
 
-/// Follows the kernel's links, addresses and routes over rtnetlink and publishes a
+/// Follows the kernel's links, addresses, rules and routes over rtnetlink and publishes a
 /// `KernelSnapshot` after every batch of changes.
+///
+/// Of the routes it keeps the default routes of every table and the few that cover an internet
+/// probe; every other route message is dropped after reading three bytes of its header, so a
+/// table of a million routes costs neither memory nor parsing. What else a path needs is asked
+/// of the kernel (``targetRoutes(to:)``), which applies `ip rule` as it does for traffic.
 ///
 /// The engine runs its own thread: a blocking `poll()` on Swift's cooperative pool would take one
 /// of its threads (two on the target machines). It subscribes first, then dumps, then applies

@@ -13,8 +13,8 @@ import NetPathCore
 /// microseconds. The reply is the FIB entry the lookup matched (`RTM_F_FIB_MATCH`), so its table
 /// and metric are the route's own.
 ///
-/// The engine's lookup shares its dump socket (a question is asked only between dumps, on the
-/// engine thread); target lookups have a socket of their own (``TargetRoutes``).
+/// It asks over the engine's dump socket; ``KernelQueries`` serialises the dumps, the engine
+/// thread's questions and the target questions of other threads.
 ///
 /// Not Sendable: it lives on one thread at a time, like its socket.
 final class RouteLookup {
