@@ -45,9 +45,9 @@ public struct SystemState: Hashable, Sendable, Codable {
             case isKernelChoice = "kernel_choice"
         }
 
-        // `table` and `kernel_choice` are written only when they say something (not main, true),
-        // so traces recorded before they existed read, and are written, as they always were.
+        /// Writes the route as JSON; `table` and `kernel_choice` only when they say something.
         public func encode(to encoder: any Encoder) throws {
+            // Not main, true: so traces recorded before they existed are written as they were.
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(interfaceIndex, forKey: .interfaceIndex)
             try c.encode(prefixLength, forKey: .prefixLength)
