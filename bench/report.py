@@ -20,6 +20,8 @@ HOOK_P99_FACTOR = 1.2  # issue 14: netpathd's p99 hook start within 1.2× of net
 DISPATCHER_BEHIND_US = 200.0  # issue 14: dispatcher mode no more than 0.2 ms behind the link rule
 MONITOR_FACTOR = 1.25  # issue 14: monitor --json's first line within 1.25× of ip monitor's (medians)
 HANDLER_WITHIN_US = 500.0  # issue 17: pathUpdateHandler's median within 0.5 ms of ip monitor's
+STORM_PEAK_ABOVE_IDLE_BYTES = 2_000_000  # issue 14: a 1,000,000-route batch, peak RSS ≤ 2 MB above idle
+READY_MS = 1000.0  # issue 14: READY within 1 s with 1,000,000 routes already in the table
 
 
 def load(results, name):
@@ -91,6 +93,8 @@ def render(results, netpathctl):
     library = load(results, "library.json") if os.path.exists(os.path.join(results, "library.json")) else None
     storm = {"netpathctl monitor": load(results, "storm-netpathctl.json"),
              "ip monitor": load(results, "storm-ip.json")}
+    # bench/startup.py (issue 14); absent from results made before it existed.
+    startup = load(results, "startup.json") if os.path.exists(os.path.join(results, "startup.json")) else None
     m = machine(netpathctl, results)
     now = m["date"] or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = []
@@ -119,7 +123,7 @@ def render(results, netpathctl):
       f"(other builds and tests may run): figures taken while it is busy are noisier, p99 most of all.")
     w("")
 
-    w("### Targets (issues 2 and 4)" if hooks else "### Targets (issue 2)")
+    w("### Targets (issues 2, 4 and 14)" if hooks else "### Targets (issues 2 and 14)")
     w("")
     w("| target | measured | verdict |")
     w("|---|---|---|")
@@ -149,7 +153,32 @@ def render(results, netpathctl):
     ok = s["caught_up_ms"] is not None and s["caught_up_ms"] <= CAUGHT_UP_MS
     targets_met &= ok
     caught = "never" if s["caught_up_ms"] is None else f"{s['caught_up_ms']:.1f} ms after `ip -batch` exited"
-    w(f"| caught up within {CAUGHT_UP_MS:.0f} ms of the storm's end | {caught} | {met(ok)} |")
+    w(f"| caught up within {CAUGHT_UP_MS:.0f} ms of the storm's end ({s['routes']:,} routes) | {caught} | {met(ok)} |")
+    ok = s["overruns"] == 0
+    targets_met &= ok
+    w(f"| no overrun during the storm (issue 14) | {s['overruns']} (ip monitor: {storm['ip monitor']['overruns']}) "
+      f"| {met(ok)} |")
+    ip_cpu = storm["ip monitor"]["cpu_us_per_route"]
+    ok = s["cpu_us_per_route"] <= ip_cpu
+    targets_met &= ok
+    w(f"| CPU per route no more than `ip monitor`'s in the same run (issue 14) | {s['cpu_us_per_route']:.2f} µs vs "
+      f"{ip_cpu:.2f} µs | {met(ok)} |")
+    if "peak_above_idle_kib" in s:
+        ok = s["peak_above_idle_kib"] * 1024 <= STORM_PEAK_ABOVE_IDLE_BYTES
+        targets_met &= ok
+        w(f"| peak RSS during the storm no more than 2 MB above idle (issue 14) | "
+          f"{s['peak_above_idle_kib'] * 1024 / 1e6:+.2f} MB ({mib(s['rss_before_kib'])} → {mib(s['peak_rss_kib'])}) "
+          f"| {met(ok)} |")
+    if startup:
+        full, empty = startup["with"], startup["without"]
+        ok = full["ready_ms"] <= READY_MS
+        targets_met &= ok
+        w(f"| netpathd READY within 1 s with {startup['routes_in_table']:,} routes in the table (issue 14) | "
+          f"{full['ready_ms']:.0f} ms (with a nearly empty table: {empty['ready_ms']:.0f} ms) | {met(ok)} |")
+        ok = full["rss_kib"] <= empty["rss_kib"] + 256
+        targets_met &= ok
+        w(f"| netpathd idle RSS unchanged by those routes (issue 14; within 256 KiB) | {mib(full['rss_kib'])} vs "
+          f"{mib(empty['rss_kib'])} | {met(ok)} |")
     rss = idle["listeners"]["netpathctl monitor"]["rss_kib"]
     ok = rss * 1024 < IDLE_RSS_BYTES
     targets_met &= ok
@@ -294,22 +323,36 @@ def render(results, netpathctl):
 
     w(f"### Storm: {s['routes']:,} routes added by one `ip -batch`")
     w("")
-    w("| listener | CPU | CPU per route | peak RSS | RSS after | caught up after the batch | overruns |")
-    w("|---|---|---|---|---|---|---|")
+    w("| listener | CPU | CPU per route | RSS before | peak RSS | RSS after | caught up after the batch | overruns |")
+    w("|---|---|---|---|---|---|---|---|")
     for name in ("ip monitor", "netpathctl monitor"):
         r = storm[name]
         label = "`ip monitor link address route` (floor)" if name == "ip monitor" else "`netpathctl monitor --local --json`"
         cu = "never" if r["caught_up_ms"] is None else f"{r['caught_up_ms']:.1f} ms"
-        w(f"| {label} | {r['cpu_ms']:.0f} ms | {r['cpu_us_per_route']:.1f} µs | {mib(r['peak_rss_kib'])} | "
+        before = mib(r["rss_before_kib"]) if "rss_before_kib" in r else "-"
+        w(f"| {label} | {r['cpu_ms']:.0f} ms | {r['cpu_us_per_route']:.2f} µs | {before} | {mib(r['peak_rss_kib'])} | "
           f"{mib(r['rss_after_kib'])} | {cu} | {r['overruns']} |")
     w("")
+    if "expected_messages" in s:
+        counts = (f"route messages read {s['messages']:,} (expected at least {s['expected_messages']:,}), "
+                  f"dropped unparsed {s.get('skipped_routes') or 0:,}, routes held {s['initial_route_count']} → "
+                  f"{s['final_route_count']}")
+    else:
+        counts = f"route count {s['initial_route_count']} → {s['final_route_count']}"
     w(f"`ip -batch` itself took {s['batch_ms']:.0f} ms (netpathctl run) and {storm['ip monitor']['batch_ms']:.0f} ms "
-      f"(ip monitor run). The storm phase's busy figure includes `ip -batch` itself. netpathctl: {s['messages']:,} messages, {s['snapshots_during_storm']} snapshots during the "
-      f"storm, {s['resyncs']} resyncs, route count {s['initial_route_count']} → {s['final_route_count']} "
-      f"(expected {s['expected_route_count']}); last route applied (batch read) "
-      f"{s['applied_ms']:.1f} ms after the batch exited. Peak RSS before the storm: "
-      f"{mib(s['hwm_before_kib'])}.")
+      f"(ip monitor run). The storm phase's busy figure includes `ip -batch` itself. netpathctl: "
+      f"{s['snapshots_during_storm']} snapshots during the storm, {s['resyncs']} resyncs, {counts}; whole batch "
+      f"read {s['applied_ms']:.1f} ms after it exited (negative: before).")
     w("")
+    if startup:
+        w(f"### Start-up with {startup['routes_in_table']:,} routes already in the table (netpathd; issue 14)")
+        w("")
+        w("| table | READY=1 after | VmRSS | anonymous | file-backed | VmHWM | CPU until idle read |")
+        w("|---|---|---|---|---|---|---|")
+        for label, r in (("nearly empty", startup["without"]), (f"{startup['routes_in_table']:,} routes", startup["with"])):
+            w(f"| {label} | {r['ready_ms']:.0f} ms | {mib(r['rss_kib'])} | {mib(r['rss_anon_kib'])} | "
+              f"{mib(r['rss_file_kib'])} | {mib(r['hwm_kib'])} | {r['cpu_ms']:.0f} ms |")
+        w("")
 
     if library:
         lib, mem = library["latency"], library["memory"]
@@ -406,14 +449,24 @@ def render(results, netpathctl):
           "`hookstamp`'s first `write()`. All are kernel timestamps on one clock; the tracepoints slow every "
           "traced process a little, so these figures sit slightly above the untraced ones.")
     w(f"- **Storm.** A fresh namespace per listener with an addressed veth pair; the listener starts, "
-      f"loads its dump and idles 2 s; then `ip -batch` adds {s['routes']:,} /32 routes via the peer. CPU is "
+      f"loads its dump and idles 2 s; then `ip -batch` adds {s['routes']:,} /32 routes via the peer and last a "
+      f"default route in table 4242 (a route netpath keeps, so a snapshot follows the batch's end). CPU is "
       f"utime+stime of all the listener's threads (/proc/PID/stat, 10 ms ticks) from just before the batch "
-      f"until 1 s after the last route was seen; peak RSS is VmHWM. *Caught up* is measured from the moment "
+      f"until 1 s after the last route was seen; peak RSS is VmHWM, reset to the current RSS (`5` to "
+      f"/proc/PID/clear_refs) just before the batch, so it is the storm's own peak, compared with VmRSS then "
+      f"(*RSS before*). *Caught up* is measured from the moment "
       f"`ip -batch` exited: for netpathctl, to the `emitted_ns` of the first `--bench-snapshots` line "
       f"(a hidden `netpathctl monitor` flag, one JSON line per engine snapshot on stderr, written once "
-      f"monitor has classified the state and written its events) whose route count includes every new route. For `ip monitor`, "
-      f"to the arrival of the line printing the last route. Overruns: the engine's ENOBUFS counter; for "
+      f"monitor has classified the state and written its events) whose message count includes every route "
+      f"of the batch (the engine counts the routes it drops unparsed too). For `ip monitor`, "
+      f"to the arrival of the line printing the marker route. Overruns: the engine's ENOBUFS counter; for "
       f"`ip monitor`, the \"No buffer space\" errors it prints.")
+    if startup:
+        w(f"- **Start-up.** bench/startup.py, in a fresh namespace set up as for the storm: netpathd (no hooks, no "
+          f"startup events, NOTIFY_SOCKET pointing at the harness) starts with the namespace's few routes, is "
+          f"stopped, then `ip -batch` adds {startup['routes']:,} /32 routes and it starts again. *READY=1 after* "
+          f"runs from just before the exec to the arrival of its READY=1; the memory columns are read "
+          "5 s later.")
     w(f"- **Idle.** Both listeners started in one namespace (veth pair, addresses, default route), VmRSS "
       f"read {idle['idle_s']:.0f} s after netpathctl loaded its dump. The target's \"12 MB\" is read "
       f"strictly as 12×10⁶ bytes. VmRSS counts every resident page of the shared libraries the process "

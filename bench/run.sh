@@ -8,7 +8,9 @@
 #   3. the same hook start split by kernel tracepoints (bench/hooktrace.py, needs perf): change →
 #      runner reads the message → forks the hook → hook exec'd → hook's first line;
 #   4. idle RSS;
-#   5. a 100,000-route `ip -batch` storm: CPU, peak RSS, overruns, and when the state caught up;
+#   5. a 1,000,000-route `ip -batch` storm: CPU, peak RSS, overruns, and when the state caught up;
+#   5b. netpathd's start-up with 1,000,000 routes already in the table: time to READY=1, idle RSS
+#      (bench/startup.py; issue 14);
 #   6. the Network module (issue 17): link change -> NWPathMonitor's pathUpdateHandler beside
 #      `ip monitor`, and the idle RSS a monitor adds to a program (bench/library.py).
 #
@@ -19,7 +21,8 @@
 #
 # Environment: BUILD_DIR (default .build/install/release: what `make install-build` builds and
 # `make install` installs; `make bench` builds it first), TOGGLES (per kind, default 400),
-# GAP_MS (default 30), ROUTES (default 100000), HOOK_TOGGLES (per kind and hook runner, default
+# GAP_MS (default 30), ROUTES (the storm's routes, default 1000000), STARTUP_ROUTES (routes in the
+# table at start-up, default ROUTES), HOOK_TOGGLES (per kind and hook runner, default
 # 200), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
 # default 100), HOOK_BATCH_ROUTES / HOOK_BATCHES (the first change right after an `ip -batch` of
 # that many routes, that many times; default 100000 / 6; 0 routes to skip), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
@@ -31,7 +34,8 @@ BUILD_DIR=${BUILD_DIR:-.build/install/release}
 NETPATHCTL=$(realpath "$BUILD_DIR/netpathctl")
 TOGGLES=${TOGGLES:-400}
 GAP_MS=${GAP_MS:-30}
-ROUTES=${ROUTES:-100000}
+ROUTES=${ROUTES:-1000000}
+STARTUP_ROUTES=${STARTUP_ROUTES:-$ROUTES}
 UPDATE=${UPDATE:-1}
 QUIET_TIMEOUT=${QUIET_TIMEOUT:-600}
 QUIET_MAX_BUSY=${QUIET_MAX_BUSY:-25}
@@ -161,6 +165,14 @@ for listener in netpathctl ip; do
         --routes "$ROUTES" --out "$RESULTS/storm-$listener.json"
     delete_ns "$ns"
 done
+
+echo "== start-up: netpathd with $STARTUP_ROUTES routes already in the table" >&2
+quiet "the start-up phase"
+new_ns "$PREFIX-start"
+add_veth "$PREFIX-start" "$PREFIX-start"
+run python3 bench/startup.py --ns "$PREFIX-start" --netpathd "$NETPATHD" --routes "$STARTUP_ROUTES" \
+    --work "$RESULTS/startup" --out "$RESULTS/startup.json"
+delete_ns "$PREFIX-start"
 
 REPORT_ARGS=(--results "$RESULTS" --netpathctl "$NETPATHCTL")
 [ "$UPDATE" = 1 ] && REPORT_ARGS+=(--update BENCHMARKS.md)

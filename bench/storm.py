@@ -2,17 +2,22 @@
 """A route storm against one listener: CPU, peak RSS, overruns, and when it caught up.
 
 In a namespace with an addressed link (--via reachable), the listener starts and loads its
-initial dump; then `ip -batch` adds --routes /32 routes in 198.18.0.0/15 (RFC 2544 benchmark
-space) via --via. Measured:
+initial dump; then `ip -batch` adds --routes /32 routes counting up from 198.18.0.1 (RFC 2544
+benchmark space, and on past it for a million) via --via, and last a default route in table
+4242 (MARKER): a route netpathd keeps, so the listener publishes a snapshot once it has read
+the whole batch. Measured:
   cpu_ms      listener's utime+stime (/proc/PID/stat, all threads) from just before `ip -batch`
               starts until 1 s after the listener caught up;
-  peak RSS    VmHWM (/proc/PID/status) at the end, i.e. the peak over the listener's life;
-  caught up   from the moment `ip -batch` exited to the moment the listener had the last route:
-              for netpathctl, the emitted_ns of the first --bench-snapshots line whose route_count
-              reached the initial count + --routes (monitor prints it on receiving the classified
-              state, before diffing it);
-              for ip monitor, the arrival of the line announcing the last route. Negative means it
-              had everything before `ip -batch` had even exited;
+  peak RSS    VmHWM (/proc/PID/status) at the end; reset to the current RSS just before the
+              batch (`5` to /proc/PID/clear_refs), so it is the storm's own peak, and
+              peak_above_idle_kib is that minus VmRSS just before the batch;
+  caught up   from the moment `ip -batch` exited to the moment the listener had read the whole
+              batch: for netpathctl, the emitted_ns of the first --bench-snapshots line whose
+              message count reached the initial count + --routes + 1 (every route message is
+              counted, also those it drops unparsed; monitor prints the line on receiving the
+              classified state, before diffing it);
+              for ip monitor, the arrival of the line announcing the marker route. Negative means
+              it had everything before `ip -batch` had even exited;
   overruns    netpathctl: EngineStatistics.overruns; ip monitor: "No buffer space" errors it printed.
 Run it once per listener, each in a fresh namespace. Writes JSON to --out.
 """
@@ -30,13 +35,14 @@ import time
 from common import LineReader, MachineLoad, cpu_ticks, in_ns, now_ns, spawn, status_kib, stop, ticks_to_ms
 
 FIRST = ipaddress.IPv4Address("198.18.0.1")
+MARKER = 4242
 
 
 def write_batch(path, routes, via):
     with open(path, "w") as f:
         for i in range(routes):
             f.write(f"route add {FIRST + i}/32 via {via}\n")
-    return str(FIRST + routes - 1)
+        f.write(f"route add default via {via} table {MARKER}\n")
 
 
 class Snapshots:
@@ -57,7 +63,7 @@ class Snapshots:
         snap = json.loads(line)
         self.all.append(snap)
         self.first.set()
-        if self.target is not None and snap["route_count"] >= self.target:
+        if self.target is not None and snap["messages"] >= self.target:
             self.reached.set()
 
 
@@ -68,13 +74,13 @@ def main():
     ap.add_argument("--netpathctl")
     ap.add_argument("--routes", type=int, default=100_000)
     ap.add_argument("--via", default="192.0.2.2")
-    ap.add_argument("--timeout", type=float, default=120.0, help="give up waiting for the last route after this")
+    ap.add_argument("--timeout", type=float, default=300.0, help="give up waiting for the last route after this")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
 
     batch = tempfile.NamedTemporaryFile(prefix="netpath-storm-", suffix=".batch", delete=False)
     batch.close()
-    last = write_batch(batch.name, args.routes, args.via)
+    write_batch(batch.name, args.routes, args.via)
 
     if args.listener == "netpathctl":
         argv = [args.netpathctl, "monitor", "--local", "--json", "--bench-snapshots"]
@@ -85,7 +91,7 @@ def main():
         name = "ip monitor"
     proc = spawn(in_ns(args.ns, argv))
     snaps = Snapshots()
-    out = LineReader(proc.stdout.fileno(), "stdout", keep_lines=False, watch=f"{last} via".encode())
+    out = LineReader(proc.stdout.fileno(), "stdout", keep_lines=False, watch=f"table {MARKER}".encode())
     err = LineReader(proc.stderr.fileno(), "stderr", keep_lines=args.listener == "ip",
                      on_line=snaps.on_line if args.listener == "netpathctl" else None)
     out.start()
@@ -96,13 +102,19 @@ def main():
             if not snaps.first.wait(15):
                 sys.exit("netpathctl monitor did not start: " + b"\n".join(snaps.other).decode())
             baseline = snaps.all[0]["route_count"]
-            target = baseline + args.routes
-            snaps.target = target
         time.sleep(2.0)  # idle a moment; let the initial dump's garbage settle
         if proc.poll() is not None:
             sys.exit(f"{name} exited early with status {proc.returncode}")
 
+        if args.listener == "netpathctl":
+            # Messages read before the batch (the namespace's own settling), then the batch's.
+            baseline_messages = snaps.all[-1]["messages"]
+            target = baseline_messages + args.routes + 1
+            snaps.target = target
         hwm_before = status_kib(proc.pid, "VmHWM")
+        rss_before = status_kib(proc.pid, "VmRSS")
+        with open(f"/proc/{proc.pid}/clear_refs", "w") as f:
+            f.write("5")  # VmHWM := VmRSS: the peak measured from here on is the storm's
         cpu_before = cpu_ticks(proc.pid)
         load = MachineLoad().start()
         start_ns = now_ns()
@@ -118,18 +130,21 @@ def main():
             "cpu_ms": ticks_to_ms(cpu_after - cpu_before),
             "cpu_us_per_route": ticks_to_ms(cpu_after - cpu_before) * 1000.0 / args.routes,
             "hwm_before_kib": hwm_before,
+            "rss_before_kib": rss_before,
             "peak_rss_kib": status_kib(proc.pid, "VmHWM"),
+            "peak_above_idle_kib": status_kib(proc.pid, "VmHWM") - rss_before,
             "rss_after_kib": status_kib(proc.pid, "VmRSS"),
             "caught_up": caught,
         })
         if args.listener == "netpathctl":
-            final = next((s for s in snaps.all if s["route_count"] >= target), None)
+            final = next((s for s in snaps.all if s["messages"] >= target), None)
             last_snap = snaps.all[-1]
             during = [s for s in snaps.all if s["received_at"] >= start_ns]
             result.update({
                 "initial_route_count": baseline,
                 "final_route_count": last_snap["route_count"],
-                "expected_route_count": target,
+                "expected_messages": target,
+                "skipped_routes": last_snap.get("skipped_routes"),
                 "caught_up_ms": (final["emitted_ns"] - end_ns) / 1e6 if final else None,
                 "applied_ms": (final["received_at"] - end_ns) / 1e6 if final else None,
                 "snapshots_during_storm": len(during),

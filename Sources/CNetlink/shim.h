@@ -27,6 +27,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /// `SO_RCVBUFFORCE` lets root lift the receive buffer above `net.core.rmem_max`.
@@ -38,8 +40,7 @@ static inline unsigned short np_msg_flags(struct nl_msg *msg) { return nlmsg_hdr
 
 /// The `ifi_family` byte as it came off the wire: libnl rewrites the object's family for some
 /// link messages, and bridge-port notifications (AF_BRIDGE) must not be mistaken for links.
-static inline int np_link_wire_family(struct nl_msg *msg) {
-    struct nlmsghdr *nlh = nlmsg_hdr(msg);
+static inline int np_link_wire_family(struct nlmsghdr *nlh) {
     if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg))) return -1;
     return ((struct ifinfomsg *)NLMSG_DATA(nlh))->ifi_family;
 }
@@ -65,7 +66,7 @@ struct np_link {
 /// engine's time between the kernel's message and the snapshot on a carrier change. The policy
 /// makes libnl check each attribute's length before it is read.
 /// Returns 0, or a negative libnl error for a malformed message.
-static inline int np_parse_link(struct nl_msg *msg, struct np_link *out) {
+static inline int np_parse_link(struct nlmsghdr *nlh, struct np_link *out) {
     static struct nla_policy policy[IFLA_MAX + 1] = {
         [IFLA_IFNAME] = {.type = NLA_STRING, .maxlen = IFNAMSIZ},
         [IFLA_MTU] = {.type = NLA_U32},
@@ -75,7 +76,6 @@ static inline int np_parse_link(struct nl_msg *msg, struct np_link *out) {
     static struct nla_policy info_policy[IFLA_INFO_MAX + 1] = {
         [IFLA_INFO_KIND] = {.type = NLA_STRING},
     };
-    struct nlmsghdr *nlh = nlmsg_hdr(msg);
     struct nlattr *tb[IFLA_MAX + 1];
     int err = nlmsg_parse(nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, policy);
     if (err < 0) return err;
@@ -129,7 +129,7 @@ struct np_rule {
 };
 
 /// Parses a rule message with libnl's attribute API. Returns 0, or a negative libnl error.
-static inline int np_parse_rule(struct nl_msg *msg, struct np_rule *out) {
+static inline int np_parse_rule(struct nlmsghdr *nlh, struct np_rule *out) {
     static struct nla_policy policy[FRA_MAX + 1] = {
         [FRA_PRIORITY] = {.type = NLA_U32},
         [FRA_TABLE] = {.type = NLA_U32},
@@ -143,7 +143,6 @@ static inline int np_parse_rule(struct nl_msg *msg, struct np_rule *out) {
         [FRA_IIFNAME] = {.type = NLA_STRING, .maxlen = IFNAMSIZ},
         [FRA_OIFNAME] = {.type = NLA_STRING, .maxlen = IFNAMSIZ},
     };
-    struct nlmsghdr *nlh = nlmsg_hdr(msg);
     struct nlattr *tb[FRA_MAX + 1];
     int err = nlmsg_parse(nlh, sizeof(struct fib_rule_hdr), tb, FRA_MAX, policy);
     if (err < 0) return err;
@@ -181,25 +180,251 @@ static inline int np_parse_rule(struct nl_msg *msg, struct np_rule *out) {
     return 0;
 }
 
-/// Sends `ip route get ADDRESS` (RTM_GETROUTE with RTM_F_FIB_MATCH: the reply is the route the
-/// lookup matched, with its table, metric and next hops, `ip rule` applied as for any packet this
-/// host sends). The reply arrives as one RTM_NEWROUTE message, or an error (ENETUNREACH).
-/// `length` is 4 or 16. Returns what `nl_send_auto` returns.
-static inline int np_route_get_request(struct nl_sock *sk, int family, const unsigned char *address, int length) {
-    struct rtmsg rtm;
-    memset(&rtm, 0, sizeof rtm);
-    rtm.rtm_family = (unsigned char)family;
-    rtm.rtm_dst_len = (unsigned char)(length * 8);
+/// Sends `ip route get ADDRESS [oif INDEX] fibmatch` (RTM_GETROUTE with RTM_F_FIB_MATCH: the
+/// reply is the route the lookup matched, with its table, metric and next hops, `ip rule` applied
+/// as for any packet this host sends). The reply arrives as one RTM_NEWROUTE message, or an error.
+/// `length` is 4 or 16. `oif` 0 asks without an output interface.
+///
+/// With `oif` (RTA_OIF) the kernel answers the best route *through that interface* (verified on
+/// 6.18, both families): routes through other interfaces are skipped and the lookup falls back
+/// to shorter prefixes and later rules, so a `to X lookup 100` rule whose table routes through
+/// another link answers with the main table's route through this one. Where nothing routes
+/// through it the answer is an error (EHOSTUNREACH for IPv4, ENETUNREACH for IPv6); without
+/// RTM_F_FIB_MATCH IPv4 would instead invent an on-link route through it ("assume the
+/// destination is on link").
+/// Returns what `send` returns: the bytes sent, or -1 with errno set.
+static inline int np_route_get_request(int fd, unsigned int seq, int family, const unsigned char *address, int length, int oif) {
+    struct {
+        struct nlmsghdr nlh;
+        struct rtmsg rtm;
+        char attributes[2 * RTA_SPACE(16)];
+    } request;
+    memset(&request, 0, sizeof request);
+    request.nlh.nlmsg_type = RTM_GETROUTE;
+    request.nlh.nlmsg_flags = NLM_F_REQUEST;
+    request.nlh.nlmsg_seq = seq;
+    request.rtm.rtm_family = (unsigned char)family;
+    request.rtm.rtm_dst_len = (unsigned char)(length * 8);
     // Without RTM_F_LOOKUP_TABLE the kernel reports every answer as table main.
-    rtm.rtm_flags = RTM_F_FIB_MATCH | RTM_F_LOOKUP_TABLE;
-    struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETROUTE, NLM_F_REQUEST);
-    if (!msg) return -NLE_NOMEM;
-    int err = nlmsg_append(msg, &rtm, sizeof rtm, NLMSG_ALIGNTO);
-    if (err >= 0) err = nla_put(msg, RTA_DST, length, address);
-    if (err >= 0) err = nl_send_auto(sk, msg);
-    nlmsg_free(msg);
-    return err;
+    request.rtm.rtm_flags = RTM_F_FIB_MATCH | RTM_F_LOOKUP_TABLE;
+    unsigned int used = NLMSG_LENGTH(sizeof(struct rtmsg));
+    struct rtattr *rta = (struct rtattr *)((char *)&request + NLMSG_ALIGN(used));
+    rta->rta_type = RTA_DST;
+    rta->rta_len = RTA_LENGTH(length);
+    memcpy(RTA_DATA(rta), address, (size_t)length);
+    used = NLMSG_ALIGN(used) + RTA_ALIGN(rta->rta_len);
+    if (oif > 0) {
+        rta = (struct rtattr *)((char *)&request + used);
+        rta->rta_type = RTA_OIF;
+        rta->rta_len = RTA_LENGTH(sizeof(int));
+        memcpy(RTA_DATA(rta), &oif, sizeof(int));
+        used += RTA_ALIGN(rta->rta_len);
+    }
+    request.nlh.nlmsg_len = used;
+    return (int)send(fd, &request, used, 0);
 }
+
+/// Sends a dump request (`RTM_GETLINK`, `RTM_GETADDR`, `RTM_GETROUTE`, `RTM_GETRULE`) for both
+/// families. Returns what `send` returns.
+static inline int np_dump_request(int fd, unsigned int seq, int type) {
+    struct {
+        struct nlmsghdr nlh;
+        struct rtgenmsg gen;
+        char pad[3];
+    } request;
+    memset(&request, 0, sizeof request);
+    request.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtgenmsg));
+    request.nlh.nlmsg_type = (unsigned short)type;
+    request.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+    request.nlh.nlmsg_seq = seq;
+    request.gen.rtgen_family = AF_UNSPEC;
+    return (int)send(fd, &request, request.nlh.nlmsg_len, 0);
+}
+
+/// Whether a route message is a default route (`rtm_dst_len` 0) of IPv4 or IPv6, in any table
+/// and of any type: netpath keeps those. Everything the path model reads is a default route (the
+/// kernel's own choice and a target's routes are asked of the kernel, never read from a mirror),
+/// and a non-unicast default must be kept too: `ip route replace` can turn a unicast default into
+/// an `unreachable` one in the same slot, and the mirror must then drop the old one.
+/// Reading three bytes of the header here is what lets a 1,000,000-route table cost nothing:
+/// the other routes are never parsed, copied or allocated.
+static inline int np_route_is_default(const struct nlmsghdr *nlh) {
+    if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg))) return 0;
+    const struct rtmsg *rtm = (const struct rtmsg *)NLMSG_DATA(nlh);
+    return rtm->rtm_dst_len == 0 && (rtm->rtm_family == AF_INET || rtm->rtm_family == AF_INET6);
+}
+
+/// An address whose route matters although routes to it are not kept: the internet probe of
+/// each family, a policy's target, a library host.
+struct np_watch {
+    unsigned char family;
+    unsigned char bytes[16];
+};
+
+/// Whether the route in `nlh` (whose destination prefix `np_walk` does not keep) covers one of
+/// the `count` watched addresses: such a route can change the kernel's answer for it, so the
+/// engine asks again. Reads the header and `RTA_DST` in place; allocates nothing.
+static inline int np_route_covers(const struct nlmsghdr *nlh, const struct np_watch *watched, int count) {
+    if (count <= 0 || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg))) return 0;
+    const struct rtmsg *rtm = (const struct rtmsg *)NLMSG_DATA(nlh);
+    int width = rtm->rtm_family == AF_INET ? 4 : rtm->rtm_family == AF_INET6 ? 16 : 0;
+    if (width == 0 || rtm->rtm_dst_len > width * 8) return 0;
+    const unsigned char *dst = NULL;
+    int left = (int)nlh->nlmsg_len - (int)NLMSG_LENGTH(sizeof(struct rtmsg));
+    const struct rtattr *rta = (const struct rtattr *)((const char *)rtm + NLMSG_ALIGN(sizeof(struct rtmsg)));
+    for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left)) {
+        if (rta->rta_type == RTA_DST && (int)RTA_PAYLOAD(rta) >= width) {
+            dst = (const unsigned char *)RTA_DATA(rta);
+            break;
+        }
+    }
+    if (!dst) return rtm->rtm_dst_len == 0;
+    for (int i = 0; i < count; i++) {
+        if (watched[i].family != rtm->rtm_family) continue;
+        int bits = rtm->rtm_dst_len, byte = 0, same = 1;
+        for (; bits >= 8; bits -= 8, byte++) {
+            if (dst[byte] != watched[i].bytes[byte]) { same = 0; break; }
+        }
+        if (same && bits > 0) {
+            unsigned char mask = (unsigned char)(0xff << (8 - bits));
+            same = (dst[byte] & mask) == (watched[i].bytes[byte] & mask);
+        }
+        if (same) return 1;
+    }
+    return 0;
+}
+
+/// What `np_walk` found in one datagram.
+struct np_walk_result {
+    /// Messages handed to the callback.
+    unsigned long delivered;
+    /// Route messages dropped: neither default routes nor covering a kept address.
+    unsigned long skipped;
+    /// 1 when a dropped route covers a watched address (`np_route_covers`).
+    int covering;
+    /// 1 when `NLMSG_DONE` ended a dump.
+    int done;
+    /// The negative errno of an `NLMSG_ERROR` that is not an acknowledgement, else 0.
+    int error;
+    /// 1 when a message carried `NLM_F_DUMP_INTR`: the dump changed under the kernel's feet.
+    int interrupted;
+    /// 1 when the datagram ended in the middle of a message.
+    int truncated;
+};
+
+/// The callback `np_walk` calls for each message it delivers.
+typedef void (*np_message_fn)(struct nlmsghdr *nlh, void *arg);
+
+/// Walks the messages of one datagram that `recv` put in `buffer`, in order: control messages
+/// (done, error, noop) are reported in `out`, every other message goes to `fn`. When
+/// `filter_routes` is set, a route message goes to `fn` only when it is a default route
+/// (`np_route_is_default`) or covers one of the `kept_count` `kept` addresses (the internet
+/// probes: the few routes that can change the kernel's route to the internet, so that the engine
+/// knows when to ask it again); any other is only counted, and checked against the
+/// `watch_count` `watched` addresses (`np_route_covers`: a target's routes changed).
+/// With `seq` non-zero, messages of another sequence number (a late reply to an earlier request)
+/// are passed over.
+/// libnl's own receive path is not used for this: it copies every message into a freshly
+/// allocated `nl_msg` before any callback can look at it.
+static inline void np_walk(void *buffer, int length, unsigned int seq, int filter_routes,
+                           const struct np_watch *kept, int kept_count,
+                           const struct np_watch *watched, int watch_count,
+                           np_message_fn fn, void *arg, struct np_walk_result *out) {
+    struct nlmsghdr *nlh = (struct nlmsghdr *)buffer;
+    int left = length;
+    for (; NLMSG_OK(nlh, left); nlh = NLMSG_NEXT(nlh, left)) {
+        if (seq != 0 && nlh->nlmsg_seq != seq) continue;
+        if (nlh->nlmsg_flags & NLM_F_DUMP_INTR) out->interrupted = 1;
+        switch (nlh->nlmsg_type) {
+        case NLMSG_NOOP:
+            continue;
+        case NLMSG_DONE:
+            out->done = 1;
+            continue;
+        case NLMSG_ERROR:
+            if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+                int code = ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+                if (code != 0) out->error = code;
+            } else {
+                out->error = -EBADMSG;
+            }
+            continue;
+        case RTM_NEWROUTE:
+        case RTM_DELROUTE:
+            if (filter_routes && !np_route_is_default(nlh) && !np_route_covers(nlh, kept, kept_count)) {
+                out->skipped++;
+                if (!out->covering && np_route_covers(nlh, watched, watch_count)) out->covering = 1;
+                continue;
+            }
+            break;
+        default:
+            break;
+        }
+        out->delivered++;
+        fn(nlh, arg);
+    }
+    if (left > 0) out->truncated = 1;
+}
+
+/// `struct mmsghdr` (declared by <sys/socket.h> only under _GNU_SOURCE, like `recvmmsg` itself:
+/// see `setns` above for why that is not defined here).
+struct np_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+/// The most datagrams `np_receive_batch` reads in one call.
+#define NP_BATCH_SLOTS 16
+
+/// Reads up to `slots` (at most NP_BATCH_SLOTS) queued datagrams at once (`recvmmsg`,
+/// non-blocking) into `slots` consecutive slots of `slot_size` bytes of `buffer`, and walks each
+/// as `np_walk` does, accumulating into `out`.
+///
+/// Why: each route notification is a datagram of its own, so a storm read with `recv` costs a
+/// system call per route, and a wake-up that finds one message costs a second `recv` to learn
+/// that the socket is empty. Fewer datagrams than slots means the queue was empty: the caller
+/// stops without asking again.
+/// Returns the number of datagrams read (0 when none was queued), or -errno (`-ENOBUFS`: an
+/// overrun). A datagram larger than its slot sets `out->truncated`.
+static inline int np_receive_batch(int fd, void *buffer, int slot_size, int slots, int filter_routes,
+                                   const struct np_watch *kept, int kept_count,
+                                   const struct np_watch *watched, int watch_count,
+                                   np_message_fn fn, void *arg, struct np_walk_result *out) {
+    struct np_mmsghdr headers[NP_BATCH_SLOTS];
+    struct iovec vectors[NP_BATCH_SLOTS];
+    if (slots > NP_BATCH_SLOTS) slots = NP_BATCH_SLOTS;
+    memset(headers, 0, sizeof headers);
+    for (int i = 0; i < slots; i++) {
+        vectors[i].iov_base = (char *)buffer + (size_t)i * (size_t)slot_size;
+        vectors[i].iov_len = (size_t)slot_size;
+        headers[i].msg_hdr.msg_iov = &vectors[i];
+        headers[i].msg_hdr.msg_iovlen = 1;
+    }
+    long count;
+    do {
+        count = syscall(SYS_recvmmsg, fd, headers, (unsigned int)slots, MSG_DONTWAIT, NULL);
+    } while (count < 0 && errno == EINTR);
+    if (count < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+    for (long i = 0; i < count; i++) {
+        if (headers[i].msg_hdr.msg_flags & MSG_TRUNC) out->truncated = 1;
+        np_walk(vectors[i].iov_base, (int)headers[i].msg_len, 0, filter_routes, kept, kept_count, watched,
+                watch_count, fn, arg, out);
+    }
+    return (int)count;
+}
+
+/// A libnl message holding a copy of `nlh`, for `nl_msg_parse` (addresses and kept routes only).
+/// Free it with `nlmsg_free`. NULL when out of memory.
+static inline struct nl_msg *np_msg_copy(struct nlmsghdr *nlh) {
+    struct nl_msg *msg = nlmsg_convert(nlh);
+    // libnl finds the parser by protocol and type: a converted message has no protocol yet.
+    if (msg) nlmsg_set_proto(msg, NETLINK_ROUTE);
+    return msg;
+}
+
+/// `MSG_DONTWAIT`, `MSG_TRUNC` for `recv`.
+static inline int np_msg_dontwait(void) { return MSG_DONTWAIT; }
+static inline int np_msg_trunc(void) { return MSG_TRUNC; }
 
 /// The `RTNLGRP_*` groups netpath joins: links, addresses, routes and rules of both families.
 static inline int np_group_link(void) { return RTNLGRP_LINK; }

@@ -1,7 +1,7 @@
 /// Whether the kernel has a route to one host, and through which interface.
 ///
-/// What `SCNetworkReachability` answered on Apple platforms, computed from the mirrored routing
-/// table: no packet is sent. A ``HostMonitor`` reports one of these per change.
+/// What `SCNetworkReachability` answered on Apple platforms, computed from the kernel's own
+/// answers (`ip route get`, `ip rule` applied): no packet is sent. A ``HostMonitor`` reports one of these per change.
 ///
 /// ```swift
 /// let reachability = HostReachability(host: "192.0.2.80", status: .reachable, address: "192.0.2.80",
@@ -156,12 +156,13 @@ public struct HostReachability: Hashable, Sendable, Codable {
 
 extension HostReachability {
     /// The kernel's choice for `host`, given its resolved `addresses`, the routes covering each
-    /// address (``SystemState/TargetRoute`` per interface, from the main table), and `state`.
+    /// address (``SystemState/TargetRoute`` per interface, as the kernel answers them), and `state`.
     ///
     /// The addresses are tried in order; the first that is local (loopback, or an address of one
     /// of the interfaces: reached through the loopback interface) or that a connected interface
-    /// with a usable address of its family routes to wins. Among routes to that address the kernel's rules
-    /// decide: longest prefix, then lowest metric (then lowest interface index, for a stable
+    /// with a usable address of its family routes to wins. Among routes to that address the
+    /// kernel's own choice wins (``SystemState/TargetRoute/isKernelChoice``: `ip rule` applied);
+    /// without one, longest prefix, then lowest metric (then lowest interface index, for a stable
     /// answer when routes tie).
     ///
     /// ```swift
@@ -195,8 +196,10 @@ extension HostReachability {
                 else { return nil }
                 return (route, interface)
             }
+            // The kernel's own choice first (rules applied), then longest prefix and lowest metric.
             let best = usable.min { a, b in
-                (-a.0.prefixLength, a.0.metric, a.1.index) < (-b.0.prefixLength, b.0.metric, b.1.index)
+                (a.0.isKernelChoice ? 0 : 1, -a.0.prefixLength, a.0.metric, a.1.index)
+                    < (b.0.isKernelChoice ? 0 : 1, -b.0.prefixLength, b.0.metric, b.1.index)
             }
             if let (route, interface) = best {
                 return HostReachability(

@@ -5,7 +5,8 @@ import Synchronization
 
 extension KernelPathSource: ReachabilitySource {
     /// Follows whether the kernel has a route to `host`, through which interface, and whether
-    /// it is metered — by looking up the mirrored routing table: no packet is sent.
+    /// it is metered — by asking the kernel (`ip route get`, `ip rule` applied), again only when
+    /// routing changed: no packet is sent.
     ///
     /// Returns at once: a host name is resolved by the source's resolver (with the source's
     /// `resolve`, `getaddrinfo` by default), on a thread of its own. Until its first answer the
@@ -32,13 +33,13 @@ extension KernelPathSource: ReachabilitySource {
         }
         // On the run's queue, before any later delivery to the tracker: it sees readings in
         // kernel order. Only the resolver's current answer is read, so this never waits for DNS.
-        let initial = run.onQueue { tracker.start(run.read(includingTable: true)) }
+        let initial = run.onQueue { tracker.start(run.read()) }
         return SourceSubscription(initialValue: initial) { [self] in unregister(id) }
     }
 }
 
-/// Follows one host for a ``KernelPathSource``: looks up its routes in each reading, with the
-/// addresses the run's resolver has for it, on its own serial queue.
+/// Follows one host for a ``KernelPathSource``: asks the engine for its routes in each reading,
+/// with the addresses the run's resolver has for it, on its own serial queue.
 final class HostTracker: Sendable {
     let host: String
     private let sink: SourceSink<HostReachability>
@@ -108,7 +109,7 @@ final class HostTracker: Sendable {
         sink.finish(throwing: error)
     }
 
-    /// The host's addresses from the resolver's answer, then the table's routes to them.
+    /// The host's addresses from the resolver's answer, then the kernel's routes to them.
     private func evaluate(_ reading: KernelPathSource.Run.Reading) -> HostReachability {
         let addresses: [IPAddress]
         if let literal {
@@ -127,16 +128,8 @@ final class HostTracker: Sendable {
                 )
             }
         }
-        let table = reading.table ?? KernelTable()
         return HostReachability.evaluate(host: host, addresses: addresses, state: reading.state) { address in
-            table.routesCovering(address).map { index, route in
-                SystemState.TargetRoute(
-                    interfaceIndex: index,
-                    prefixLength: route.destinationLength,
-                    metric: route.metric,
-                    gateway: route.nexthops.first { $0.interfaceIndex == index }?.gateway
-                )
-            }
+            reading.engine?.targetRoutes(to: address) ?? []
         }
     }
 }

@@ -152,7 +152,7 @@ public final class KernelPathSource: PathSource, Sendable {
         let initial: NetworkPath = run.onQueue {
             // A fresh read on the run's queue: newer than anything delivered before, and every
             // later delivery (also on this queue) is newer still.
-            let reading = run.read(includingTable: false)
+            let reading = run.read()
             var path = PathEvaluator(policy: policy).path(for: reading.state)
             path.origin = .kernel
             state.withLock { $0.paths[id]?.last = path }
@@ -230,8 +230,8 @@ public final class KernelPathSource: PathSource, Sendable {
 
     /// Evaluates the current state for every subscriber; runs on the run's queue.
     private func distribute(_ run: Run) {
-        let (hosts, wantsTable) = state.withLock { ($0.run === run ? Array($0.hosts.values) : [], !$0.hosts.isEmpty) }
-        let reading = run.read(includingTable: wantsTable)
+        let hosts = state.withLock { $0.run === run ? Array($0.hosts.values) : [] }
+        let reading = run.read()
         let deliveries = state.withLock { state -> [(SourceSink<NetworkPath>, NetworkPath)] in
             guard state.run === run else { return [] }
             var deliveries: [(SourceSink<NetworkPath>, NetworkPath)] = []
@@ -332,26 +332,19 @@ extension KernelPathSource {
 
         var isStopping: Bool { flags.withLock { $0.stopping } }
 
-        /// What one evaluation needs: the classified state and, for host lookups, the route table
-        /// and the resolver's answers.
+        /// What one evaluation needs: the classified state and, for host lookups, the engine that
+        /// asks the kernel for routes and the resolver's answers.
         struct Reading: Sendable {
             var state: SystemState
-            var table: KernelTable?
+            var engine: NetlinkEngine?
             var hosts: HostResolver?
         }
 
-        /// Reads the engine's current table and classifies it. Call on ``queue`` only: reads in
+        /// Reads the engine's current state and classifies it. Call on ``queue`` only: reads in
         /// queue order are in kernel order.
-        func read(includingTable: Bool) -> Reading {
-            // Hold the table only as long as needed: while a copy is alive, the engine's next
-            // change copies the whole table (100,000 routes in a storm).
-            let snapshot: KernelSnapshot
-            var kept: KernelTable?
-            do {
-                snapshot = observer.engine.snapshot()
-                if includingTable { kept = observer.engine.table() }
-            }
-            return Reading(state: observer.update(from: snapshot).state, table: kept, hosts: observer.hosts)
+        func read() -> Reading {
+            let snapshot = observer.engine.snapshot()
+            return Reading(state: observer.update(from: snapshot).state, engine: observer.engine, hosts: observer.hosts)
         }
 
         /// Schedules `work` on the queue unless it is already scheduled: a burst of snapshots

@@ -179,6 +179,10 @@ private struct Evaluation {
             }
             metric[family] = route.metric
             gateways[family] = route.gateway
+            // The interface the kernel sends the target's traffic through ranks as the kernel's
+            // route does without a target: ahead of metrics, which do not compare across tables.
+            if route.isKernelChoice { kernelFamilies.insert(family) }
+            if route.table != DefaultRoute.mainTable { tables[family] = route.table }
         } else {
             for family in addressed {
                 // The kernel's own route wins over the interface's best default route: it is the
@@ -264,10 +268,17 @@ private struct Evaluation {
         let parts = c.families.map { family -> String in
             let via = c.gateways[family].map { " via \($0)" } ?? ""
             let table = c.tables[family].map { " table \(KernelRoute.tableName($0))" } ?? ""
-            let rule =
-                c.kernelFamilies.contains(family)
-                ? (kernelRoutes.first { $0.family == family }?.rule.map { " (kernel's route, rule \($0))" }
-                    ?? " (kernel's route)") : ""
+            let rule: String
+            if !c.kernelFamilies.contains(family) {
+                rule = ""
+            } else if let target = policy.target {
+                // The probe's rule says nothing about the target's route.
+                rule = " (kernel's route to \(target.escapingControlCharacters))"
+            } else {
+                rule =
+                    kernelRoutes.first { $0.family == family }?.rule.map { " (kernel's route, rule \($0))" }
+                    ?? " (kernel's route)"
+            }
             return "\(family == .ipv4 ? "IPv4" : "IPv6")\(via) metric \(c.metric[family]!)\(table)\(rule)"
         }
         return "type \(c.interface.type)\(c.interface.isMetered ? ", metered" : ""); " + parts.joined(separator: ", ")

@@ -3,7 +3,8 @@
 /// The Linux layer fills it from netlink, sysfs and `resolv.conf`; tests and trace replay build it
 /// directly. It is the unit `netpathd --record` writes and `netpathctl simulate` replays.
 public struct SystemState: Hashable, Sendable, Codable {
-    /// How one interface reaches a policy's target: the best route through it that covers the target.
+    /// How one interface reaches a policy's target: the best route through it that covers the
+    /// target, as the kernel answers `ip route get TARGET oif DEV` (`ip rule` applied).
     public struct TargetRoute: Hashable, Sendable, Codable {
         /// The interface the route leaves through.
         public var interfaceIndex: Int32
@@ -13,19 +14,47 @@ public struct SystemState: Hashable, Sendable, Codable {
         public var metric: UInt32
         /// The next hop, or `nil` for an on-link route.
         public var gateway: IPAddress?
+        /// The table the route lives in (254 is `main`).
+        public var table: UInt32
+        /// Whether this is the interface the kernel itself sends the target's traffic through
+        /// (`ip route get TARGET` without an interface): it wins over metrics, as a rule can send
+        /// traffic past a lower metric.
+        public var isKernelChoice: Bool
 
         /// A target route with these values.
-        public init(interfaceIndex: Int32, prefixLength: Int, metric: UInt32 = 0, gateway: IPAddress? = nil) {
+        public init(
+            interfaceIndex: Int32,
+            prefixLength: Int,
+            metric: UInt32 = 0,
+            gateway: IPAddress? = nil,
+            table: UInt32 = DefaultRoute.mainTable,
+            isKernelChoice: Bool = false
+        ) {
             self.interfaceIndex = interfaceIndex
             self.prefixLength = prefixLength
             self.metric = metric
             self.gateway = gateway
+            self.table = table
+            self.isKernelChoice = isKernelChoice
         }
 
         enum CodingKeys: String, CodingKey {
             case interfaceIndex = "interface_index"
             case prefixLength = "prefix_len"
-            case metric, gateway
+            case metric, gateway, table
+            case isKernelChoice = "kernel_choice"
+        }
+
+        /// Writes the route as JSON; `table` and `kernel_choice` only when they say something.
+        public func encode(to encoder: any Encoder) throws {
+            // Not main, true: so traces recorded before they existed are written as they were.
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(interfaceIndex, forKey: .interfaceIndex)
+            try c.encode(prefixLength, forKey: .prefixLength)
+            try c.encode(metric, forKey: .metric)
+            try c.encodeIfPresent(gateway, forKey: .gateway)
+            if table != DefaultRoute.mainTable { try c.encode(table, forKey: .table) }
+            if isKernelChoice { try c.encode(true, forKey: .isKernelChoice) }
         }
 
         public init(from decoder: any Decoder) throws {
@@ -40,7 +69,10 @@ public struct SystemState: Hashable, Sendable, Codable {
                 // The route's family is not recorded: 128 is the longest prefix of either.
                 prefixLength: try c.decodeInteger(Int.self, forKey: .prefixLength, in: 0...128, "a prefix length"),
                 metric: try c.decodeInteger(UInt32.self, forKey: .metric, "a route metric"),
-                gateway: try c.decodeIfPresent(IPAddress.self, forKey: .gateway)
+                gateway: try c.decodeIfPresent(IPAddress.self, forKey: .gateway),
+                table: try c.decodeIntegerIfPresent(UInt32.self, forKey: .table, "a routing table")
+                    ?? DefaultRoute.mainTable,
+                isKernelChoice: try c.decodeIfPresent(Bool.self, forKey: .isKernelChoice) ?? false
             )
         }
     }

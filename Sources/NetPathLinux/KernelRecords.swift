@@ -34,9 +34,12 @@ package struct LinkRecord: Hashable, Sendable {
     }
 
     static let up: UInt32 = 0x1
+    static let loopback: UInt32 = 0x8
     static let lowerUp: UInt32 = 0x10000
 
     package var adminUp: Bool { flags & Self.up != 0 }
+    /// `IFF_LOOPBACK`.
+    package var isLoopback: Bool { flags & Self.loopback != 0 }
     package var carrier: Bool { flags & Self.lowerUp != 0 }
 
     /// RFC 2863 operational state names, indexed by `IF_OPER_*`.
@@ -162,6 +165,14 @@ package struct RouteRecord: Hashable, Sendable {
     package var key: Key { Key(slot: slot, type: type, nexthops: nexthops) }
 
     package var isDefault: Bool { destinationLength == 0 }
+
+    /// Whether netpath keeps this route (the engine drops every other one unparsed, `np_walk`):
+    /// a default route, or one covering the internet probe of its family
+    /// (``KernelRoute/probe(_:)``).
+    package var isKept: Bool {
+        guard let destination, !isDefault else { return true }
+        return KernelRoute.probe(family).isIn(destination, prefixLength: destinationLength)
+    }
 
     /// `RTN_UNICAST`.
     package var isUnicast: Bool { type == 1 }

@@ -2,8 +2,9 @@ import FoundationEssentials
 import NetPathCore
 
 /// What the engine publishes after each batch of kernel messages: links, their addresses and
-/// default routes, and the kernel's own routes to the internet. Small on purpose: the full route table stays inside the engine (a 100,000-route
-/// table copied per change would dominate CPU during a storm).
+/// default routes, and the kernel's own routes to the internet. Small on purpose: the engine
+/// keeps no route but the default routes, and lookups of other addresses are asked of the kernel
+/// (``NetlinkEngine/targetRoutes(to:)``).
 package struct KernelSnapshot: Sendable, Equatable {
     /// Why this snapshot was published.
     package enum Cause: String, Sendable, Equatable {
@@ -20,7 +21,11 @@ package struct KernelSnapshot: Sendable, Equatable {
     package var defaultRoutes: [Int32: [DefaultRoute]]
     /// The kernel's routes to the internet (`ip route get`, rules applied), per family.
     package var kernelRoutes: [KernelRoute]
+    /// The routes the engine holds: the default routes of every table (no other route is kept).
     package var routeCount: Int
+    /// Moves on whenever routing can have changed (a route, rule or address, a link's arrival,
+    /// departure or admin state, a resync); unchanged by carrier flips.
+    package var routingGeneration: UInt64
     /// Increases by one per published snapshot.
     package var generation: UInt64
     /// Wall-clock time at which the batch was read from the socket.
@@ -36,6 +41,7 @@ package struct KernelSnapshot: Sendable, Equatable {
         defaultRoutes: [Int32: [DefaultRoute]] = [:],
         kernelRoutes: [KernelRoute] = [],
         routeCount: Int = 0,
+        routingGeneration: UInt64 = 0,
         generation: UInt64 = 0,
         receivedAt: Date = Date(),
         publishedAt: Date = Date(),
@@ -47,6 +53,7 @@ package struct KernelSnapshot: Sendable, Equatable {
         self.defaultRoutes = defaultRoutes
         self.kernelRoutes = kernelRoutes
         self.routeCount = routeCount
+        self.routingGeneration = routingGeneration
         self.generation = generation
         self.receivedAt = receivedAt
         self.publishedAt = publishedAt
@@ -63,6 +70,9 @@ package struct EngineStatistics: Sendable, Equatable {
     package var overruns: UInt64 = 0
     /// Full re-dumps done to recover from overruns.
     package var resyncs: UInt64 = 0
+    /// Route messages (notifications and dump entries) dropped unparsed: every route but the
+    /// default routes, which are all the path model reads.
+    package var skippedRoutes: UInt64 = 0
 
     package init() {}
 }

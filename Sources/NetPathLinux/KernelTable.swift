@@ -1,6 +1,12 @@
 import NetPathCore
 
-/// The kernel's links, addresses and routes, mirrored from rtnetlink messages.
+/// The kernel's links, addresses, rules and default routes, mirrored from rtnetlink messages.
+///
+/// Only default routes are kept (of every table and type): they are all the path model reads;
+/// and the few routes that cover an internet probe (``KernelRoute/probe(_:)``), so that a change
+/// that can move the kernel's route to the internet is seen (``probeGeneration``). The engine
+/// drops other routes before parsing them (`np_walk`); a table fed by hand ignores them in the
+/// same way (``RouteRecord/isKept``), so its size never grows with routes it does not use.
 ///
 /// Pure state: ``apply(_:)`` takes one message and mirrors its effect, including the effects the
 /// kernel does not announce (libnl-facts.md, "Kernel gaps"):
@@ -28,7 +34,13 @@ package struct KernelTable: Sendable, Equatable {
     /// again (``RouteLookup``) after a carrier flip.
     package private(set) var routingGeneration: UInt64 = 0
 
-    /// Applies one message; returns whether anything a snapshot shows changed.
+    /// Counts the changes to the kept routes and the rules: the only changes that can move the
+    /// kernel's route to the internet (``KernelRoute/probe(_:)``). A link's admin state or an
+    /// address alone cannot: routes the kernel flushes with them are flushed here too.
+    package private(set) var probeGeneration: UInt64 = 0
+
+    /// Applies one message; returns whether anything a snapshot shows changed. A route that is
+    /// not kept (``RouteRecord/isKept``) changes nothing.
     @discardableResult
     package mutating func apply(_ message: KernelMessage) -> Bool {
         let routing: Bool
@@ -71,6 +83,8 @@ package struct KernelTable: Sendable, Equatable {
                 }
             }
             return true
+        case .newRoute(let route, _) where !route.isKept, .deleteRoute(let route) where !route.isKept:
+            return false
         case .newRoute(let route, let replace):
             let slot = route.slot
             if replace {
@@ -100,13 +114,17 @@ package struct KernelTable: Sendable, Equatable {
             }
             return true
         case .newRule(let rule):
-            return rules.insert(rule).inserted
+            guard rules.insert(rule).inserted else { return false }
+            probeGeneration &+= 1
+            return true
         case .deleteRule(let rule):
-            return rules.remove(rule) != nil
+            guard rules.remove(rule) != nil else { return false }
+            probeGeneration &+= 1
+            return true
         }
     }
 
-    /// The number of routes held.
+    /// The number of routes held: default routes and routes covering a probe.
     package var routeCount: Int { routes.count }
 
     /// The default routes through each interface, in every table a rule of their family looks
@@ -182,34 +200,23 @@ package struct KernelTable: Sendable, Equatable {
         return result
     }
 
-    /// The best unicast route through each interface that covers `address` (longest prefix, then
-    /// lowest metric), in the main table. No packet is sent: this reads the mirrored table.
-    package func routesCovering(_ address: IPAddress, table: UInt32 = DefaultRoute.mainTable) -> [Int32: RouteRecord] {
-        var best: [Int32: RouteRecord] = [:]
-        for route in routes.values where route.table == table && route.isUnicast && route.family == address.family {
-            if let destination = route.destination {
-                guard address.isIn(destination, prefixLength: route.destinationLength) else { continue }
-            } else if route.destinationLength != 0 {
-                continue
-            }
-            for hop in route.nexthops {
-                if let current = best[hop.interfaceIndex],
-                    (current.destinationLength, UInt32.max - current.metric) >= (
-                        route.destinationLength, UInt32.max - route.metric
-                    )
-                {
-                    continue
-                }
-                best[hop.interfaceIndex] = route
-            }
+    /// The interfaces that could carry traffic of `family`: admin up, not loopback, with an
+    /// address of the family. Carrier is not required: a route through a link that lost it stays
+    /// (the answer must not depend on what does not move the routing generation).
+    package func candidateInterfaces(for family: IPAddress.Family) -> [Int32] {
+        var indices = Set<Int32>()
+        for record in addresses.values where record.address.family == family {
+            guard let link = links[record.index], link.adminUp, !link.isLoopback else { continue }
+            indices.insert(record.index)
         }
-        return best
+        return indices.sorted()
     }
 
     private mutating func insert(_ route: RouteRecord) -> Bool {
         let key = route.key
         let old = routes.updateValue(route, forKey: key)
         if route.isDefault { defaultRouteKeys.insert(key) }
+        if old != route { probeGeneration &+= 1 }
         return old != route
     }
 
@@ -217,6 +224,7 @@ package struct KernelTable: Sendable, Equatable {
     private mutating func remove(_ key: RouteRecord.Key) -> Bool {
         guard routes.removeValue(forKey: key) != nil else { return false }
         defaultRouteKeys.remove(key)
+        probeGeneration &+= 1
         return true
     }
 

@@ -6,8 +6,13 @@ import Logging
 import NetPathCore
 import Synchronization
 
-/// Follows the kernel's links, addresses and routes over rtnetlink and publishes a
+/// Follows the kernel's links, addresses, rules and routes over rtnetlink and publishes a
 /// `KernelSnapshot` after every batch of changes.
+///
+/// Of the routes it keeps the default routes of every table and the few that cover an internet
+/// probe; every other route message is dropped after reading three bytes of its header, so a
+/// table of a million routes costs neither memory nor parsing. What else a path needs is asked
+/// of the kernel (`targetRoutes(to:)`), which applies `ip rule` as it does for traffic.
 ///
 /// The engine runs its own thread: a blocking `poll()` on Swift's cooperative pool would take one
 /// of its threads (two on the target machines). It subscribes first, then dumps, then applies
@@ -54,8 +59,14 @@ public final class NetlinkEngine: Sendable {
         var table = KernelTable()
         /// The kernel's routes to the internet as of the last published snapshot.
         var kernelRoutes: [KernelRoute] = []
-        /// The table's routing generation when the kernel was last asked; `nil` before the first.
+        /// ``routingGeneration`` when the kernel was last asked; `nil` before the first.
         var kernelRoutesGeneration: UInt64?
+        /// Counts routing changes across tables: a resync's new table starts its own count, so
+        /// this moves on then too. Target lookups are re-asked when it moves.
+        var routingGeneration: UInt64 = 0
+        /// Counts changes to the kept routes and the rules, across tables like
+        /// ``routingGeneration``: the kernel's route to the internet is asked again when it moves.
+        var probeGeneration: UInt64 = 0
         var statistics = EngineStatistics()
         var generation: UInt64 = 0
         var running = false
@@ -70,6 +81,8 @@ public final class NetlinkEngine: Sendable {
     private let shared = Mutex(Shared())
     // The eventfd that wakes the thread to stop, and the thread itself; set once in start().
     private let control = Mutex<(wakeFD: Int32, thread: pthread_t?)>((-1, nil))
+    /// Dumps and kernel questions; set once the engine thread has opened its socket.
+    private let queries = Mutex<KernelQueries?>(nil)
 
     /// An engine that has not started: ``start()`` opens the sockets and starts its thread.
     package init(options: Options = Options()) {
@@ -137,9 +150,24 @@ public final class NetlinkEngine: Sendable {
     /// The counters so far.
     package var statistics: EngineStatistics { shared.withLock { $0.statistics } }
 
-    /// A copy of the full mirrored table (links, addresses and every route). Meant for tests and
+    /// A copy of the mirrored table: links, addresses, rules and the default routes of every
+    /// table (the engine keeps no other route: `np_route_is_kept`). Meant for tests and
     /// diagnostics: copying is O(1), but the engine's next change then copies the table once.
     package func table() -> KernelTable { shared.withLock { $0.table } }
+
+    /// How each interface reaches `address`, as the kernel answers it (`ip route get ADDRESS oif
+    /// DEV fibmatch`, `ip rule` applied): the best unicast route through each interface that is
+    /// admin up and has an address of the family, and through the interface the kernel itself
+    /// chooses (marked ``SystemState/TargetRoute/isKernelChoice``). Answers are kept until routing
+    /// changes (a route, rule, address or a link's admin state), so asking after every snapshot
+    /// costs a lookup in a dictionary. Empty before ``start()`` and after ``stop()``.
+    package func targetRoutes(to address: IPAddress) -> [SystemState.TargetRoute] {
+        guard let queries = queries.withLock({ $0 }) else { return [] }
+        let (generation, interfaces) = shared.withLock { state in
+            (state.routingGeneration, state.table.candidateInterfaces(for: address.family))
+        }
+        return queries.targetRoutes(to: address, through: interfaces, generation: generation)
+    }
 
     // MARK: - The engine thread
 
@@ -167,31 +195,31 @@ public final class NetlinkEngine: Sendable {
         let logger = options.logger
         defer {
             shared.withLock { $0.running = false }
+            queries.withLock { $0 = nil }
             context.delivery.finish()
         }
         let events: NetlinkSocket
-        let dumper: NetlinkSocket
-        let lookup: RouteLookup
+        let queries: KernelQueries
         let eventCollector = MessageCollector()
-        let dumpCollector = MessageCollector()
+        // Slots for np_receive_batch; a slot's pages become resident only once a datagram
+        // reaches them (a storm touches the first page of each: 64 KiB).
+        let buffer = ReceiveBuffer(size: 16 * NetlinkSocket.slotSize)
         do {
             if let namespace = options.namespace { try NetworkNamespaceEntry.enter(namespace) }
             events = try NetlinkSocket()
-            events.useLargeReads()
             let effective = events.setReceiveBuffer(options.receiveBufferSize)
             logger.debug("netlink receive buffer", metadata: ["bytes": "\(effective)"])
-            events.deliver(to: eventCollector)
             try events.subscribe()
-            dumper = try NetlinkSocket()
-            dumper.useLargeReads()
-            dumper.deliver(to: dumpCollector)
-            lookup = RouteLookup(socket: dumper, collector: dumpCollector)
-            let table = try Self.dumpAll(dumper, into: dumpCollector)
+            // Opened here so that it is in the engine's namespace; also used from callers' threads.
+            queries = KernelQueries(socket: try NetlinkSocket())
+            self.queries.withLock { $0 = queries }
+            let (table, skipped) = try queries.dumpAll()
             shared.withLock {
                 $0.table = table
+                $0.statistics.skippedRoutes += skipped
                 $0.running = true
             }
-            publish(context, lookup, cause: .initialDump, at: Date())
+            publish(context, queries, cause: .initialDump, at: Date())
         } catch {
             context.startup.signal(error)
             return
@@ -218,19 +246,12 @@ public final class NetlinkEngine: Sendable {
             var overrun = resyncPending
             if fds[0].revents != 0 {
                 let now = Date()
-                let outcome = drain(events, eventCollector, logger: logger)
+                let outcome = drain(events, buffer, eventCollector, logger: logger)
                 overrun = overrun || outcome.overrun
-                if !overrun && outcome.changed { publish(context, lookup, cause: .update, at: now) }
+                if !overrun && outcome.changed { publish(context, queries, cause: .update, at: now) }
             }
             guard overrun else { continue }
-            switch resync(
-                context,
-                lookup: lookup,
-                events: events,
-                eventCollector: eventCollector,
-                dumper: dumper,
-                dumpCollector: dumpCollector
-            ) {
+            switch resync(context, queries: queries, events: events, eventCollector: eventCollector, buffer: buffer) {
             case .converged: resyncPending = false
             case .failed: resyncPending = true
             case .stopping: return
@@ -239,35 +260,67 @@ public final class NetlinkEngine: Sendable {
     }
 
     /// Reads until the socket is empty, applying what arrives. Reports whether the kernel
-    /// signalled an overrun (libnl maps `ENOBUFS` to `NLE_NOMEM`) and whether the table changed.
-    private func drain(_ socket: NetlinkSocket, _ collector: MessageCollector, logger: Logger) -> (
-        overrun: Bool, changed: Bool
-    ) {
+    /// signalled an overrun (`ENOBUFS`) and whether the table changed.
+    private func drain(
+        _ socket: NetlinkSocket,
+        _ buffer: ReceiveBuffer,
+        _ collector: MessageCollector,
+        logger: Logger
+    ) -> (overrun: Bool, changed: Bool) {
         var overrun = false
         var changed = false
-        while true {
-            let result = socket.receiveOnce()
-            if result > 0 {
+        var skipped: UInt64 = 0
+        var received: UInt64 = 0
+        var covering = false
+        let watched = watchList()
+        loop: while true {
+            let (outcome, more) = socket.receiveBatch(
+                into: buffer,
+                delivering: collector,
+                keeping: NetlinkSocket.keptAddresses,
+                watching: watched
+            )
+            switch outcome {
+            case .messages(let result):
+                skipped += UInt64(result.skipped)
+                covering = covering || result.covering != 0
+                received += UInt64(result.skipped + result.delivered)
                 // Apply in chunks so a long storm does not pile up parsed messages.
                 if collector.messages.count >= 4096 { changed = apply(collector) || changed }
-                continue
-            }
-            // libnl 3.7 reports an empty non-blocking socket as -NLE_AGAIN (older releases as 0).
-            if result == 0 || -result == NLE_AGAIN { break }
-            if -result == NLE_NOMEM {
+                // Fewer datagrams than slots: the queue was empty, no need to ask again.
+                if !more { break loop }
+            case .overrun where more:
+                // Messages before the truncated datagram were handled; the rest are read on.
                 overrun = true
-                continue
+            case .empty:
+                break loop
+            case .overrun:
+                overrun = true
+            case .failed(let code):
+                logger.warning(
+                    "netlink receive failed",
+                    metadata: ["error": "\(NetlinkError(.receive, rawValue: code, context: "recv"))"]
+                )
+                // An unknown failure may have lost messages: recover as from an overrun.
+                overrun = true
+                break loop
             }
-            logger.warning(
-                "netlink receive failed",
-                metadata: ["error": "\(NetlinkError.libnl(.receive, result, "nl_recvmsgs"))"]
-            )
-            // An unknown failure may have lost messages: recover as from an overrun.
-            overrun = true
-            break
         }
         changed = apply(collector) || changed
-        return (overrun, changed)
+        shared.withLock { state in
+            state.statistics.messages += received
+            state.statistics.skippedRoutes += skipped
+            // A route the engine does not keep covers an address a target asked about: the
+            // kernel's answer for it may have changed. Publish, so that it is asked again.
+            if covering { state.routingGeneration &+= 1 }
+        }
+        return (overrun, changed || covering)
+    }
+
+    /// The addresses whose covering routes move the routing generation although they are not
+    /// kept: what ``targetRoutes(to:)`` was asked since routing last changed.
+    private func watchList() -> [np_watch] {
+        (queries.withLock { $0 }?.watched ?? []).map(NetlinkSocket.watch)
     }
 
     /// Applies and clears the collected messages; returns whether the table changed.
@@ -276,9 +329,11 @@ public final class NetlinkEngine: Sendable {
         let messages = collector.messages
         collector.messages.removeAll(keepingCapacity: true)
         return shared.withLock { state in
-            state.statistics.messages += UInt64(messages.count)
+            let (routing, probe) = (state.table.routingGeneration, state.table.probeGeneration)
             var changed = false
             for message in messages where state.table.apply(message) { changed = true }
+            if state.table.routingGeneration != routing { state.routingGeneration &+= 1 }
+            if state.table.probeGeneration != probe { state.probeGeneration &+= 1 }
             return changed
         }
     }
@@ -299,11 +354,10 @@ public final class NetlinkEngine: Sendable {
     /// often as it takes (a storm ends). Only failing dumps are bounded.
     private func resync(
         _ context: ThreadContext,
-        lookup: RouteLookup,
+        queries: KernelQueries,
         events: NetlinkSocket,
         eventCollector: MessageCollector,
-        dumper: NetlinkSocket,
-        dumpCollector: MessageCollector
+        buffer: ReceiveBuffer
     ) -> ResyncOutcome {
         let logger = options.logger
         shared.withLock { $0.statistics.overruns += 1 }
@@ -313,27 +367,29 @@ public final class NetlinkEngine: Sendable {
             if Self.stopRequested(context.wakeFD) { return .stopping }
             attempts += 1
             do {
-                let table = try Self.dumpAll(dumper, into: dumpCollector)
+                let (table, skipped) = try queries.dumpAll()
                 // Notifications that arrived during the dump are newer than or equal to it:
                 // applying them on top converges (each object's last message wins).
                 shared.withLock { state in
                     state.table = table
-                    // A new table counts its generations afresh: ask the kernel again.
-                    state.kernelRoutesGeneration = nil
+                    // A new table: whatever changed meanwhile, ask the kernel again.
+                    state.routingGeneration &+= 1
+                    state.probeGeneration &+= 1
                     state.statistics.resyncs += 1
+                    state.statistics.skippedRoutes += skipped
                 }
-                if drain(events, eventCollector, logger: logger).overrun {
+                if drain(events, buffer, eventCollector, logger: logger).overrun {
                     shared.withLock { $0.statistics.overruns += 1 }
                     continue
                 }
                 logger.notice("netlink overrun: state re-dumped", metadata: ["attempts": "\(attempts)"])
-                publish(context, lookup, cause: .resync, at: Date())
+                publish(context, queries, cause: .resync, at: Date())
                 return .converged
             } catch {
                 failures += 1
                 logger.warning("re-dump after overrun failed", metadata: ["error": "\(error)"])
                 if failures >= 5 {
-                    publish(context, lookup, cause: .resync, at: Date())
+                    publish(context, queries, cause: .resync, at: Date())
                     return .failed
                 }
             }
@@ -346,22 +402,36 @@ public final class NetlinkEngine: Sendable {
         return poll(&fd, 1, 0) > 0
     }
 
-    private func publish(_ context: ThreadContext, _ lookup: RouteLookup, cause: KernelSnapshot.Cause, at time: Date) {
-        // Asked after the batch is applied, outside the lock: the kernel's answer reflects at
-        // least every change in the batch. Asked only when the batch could change it: two round
-        // trips on every carrier flip put the engine at 2× `ip monitor` (BENCHMARKS.md). Only the
-        // rules are copied out: a copy of the table would make the next change copy every route
-        // it holds (copy on write), per batch.
+    private func publish(_ context: ThreadContext, _ queries: KernelQueries, cause: KernelSnapshot.Cause, at time: Date)
+    {
+        // The kernel's routes to the internet are asked after the batch is applied, outside the
+        // lock, so the answer reflects at least every change in the batch; and only when the
+        // batch could change them: a kept route (a default route, or one covering the probe) or
+        // a rule changed. A link's admin state or an address alone cannot: the routes the kernel
+        // flushes with them are flushed in the mirror too. Two round trips on every admin toggle
+        // put the engine at 1.84× `ip monitor` (BENCHMARKS.md). Only the rules are copied: a copy
+        // of the table would make the next change copy it whole (copy on write).
         let (generation, rules, asked) = shared.withLock { state in
-            (state.table.routingGeneration, state.table.rules, state.kernelRoutesGeneration)
+            (state.probeGeneration, state.table.rules, state.kernelRoutesGeneration)
         }
-        let kernelRoutes = asked == generation ? nil : lookup.kernelRoutes(explainedBy: rules)
+        var kernelRoutes: [KernelRoute]?
+        if asked != generation {
+            kernelRoutes = queries.kernelRoutes(explainedBy: rules)
+            shared.withLock { $0.kernelRoutesGeneration = generation }
+        }
+        yield(context, cause: cause, at: time, kernelRoutes: kernelRoutes)
+    }
+
+    /// Hands out the current state as the next generation, with `kernelRoutes` stored first when given.
+    private func yield(
+        _ context: ThreadContext,
+        cause: KernelSnapshot.Cause,
+        at time: Date,
+        kernelRoutes: [KernelRoute]?
+    ) {
         var snapshot = shared.withLock { state in
             state.generation += 1
-            if let kernelRoutes {
-                state.kernelRoutes = kernelRoutes
-                state.kernelRoutesGeneration = generation
-            }
+            if let kernelRoutes { state.kernelRoutes = kernelRoutes }
             return Self.snapshot(of: state, cause: cause, at: time)
         }
         snapshot.publishedAt = Date()
@@ -381,36 +451,12 @@ public final class NetlinkEngine: Sendable {
             defaultRoutes: state.table.defaultRoutesByInterface(),
             kernelRoutes: state.kernelRoutes,
             routeCount: state.table.routeCount,
+            routingGeneration: state.routingGeneration,
             generation: state.generation,
             receivedAt: time,
             cause: cause,
             statistics: state.statistics
         )
-    }
-
-    private static func dumpAll(_ socket: NetlinkSocket, into collector: MessageCollector) throws(NetlinkError)
-        -> KernelTable
-    {
-        var lastError: NetlinkError?
-        // A dump interrupted by a concurrent change (NLE_DUMP_INTR) is simply asked again.
-        for _ in 0..<5 {
-            collector.messages.removeAll(keepingCapacity: true)
-            do {
-                try socket.dump(Int32(RTM_GETLINK))
-                try socket.dump(Int32(RTM_GETADDR))
-                try socket.dump(Int32(RTM_GETROUTE))
-                try socket.dump(Int32(RTM_GETRULE))
-            } catch {
-                lastError = error
-                if error.rawValue == NLE_DUMP_INTR { continue }
-                throw error
-            }
-            var table = KernelTable()
-            for message in collector.messages { table.apply(message) }
-            collector.messages.removeAll(keepingCapacity: true)
-            return table
-        }
-        throw lastError ?? NetlinkError(.dump, rawValue: NLE_DUMP_INTR, context: "dump kept being interrupted")
     }
 
 }

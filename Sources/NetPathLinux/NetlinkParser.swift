@@ -1,11 +1,14 @@
 import CNetlink
 import NetPathCore
 
-/// Turns netlink messages into ``KernelMessage``s: links from their attributes (`np_parse_link`),
-/// addresses and routes from libnl objects. The only file that reads libnl's parse results.
+/// Turns netlink messages into ``KernelMessage``s: links and rules from their attributes
+/// (`np_parse_link`, `np_parse_rule`), addresses and routes from libnl objects. The only file
+/// that reads libnl's parse results.
 ///
-/// libnl parses each message into a `struct nl_object` and hands it to a C callback that
-/// cannot capture context, so the collector travels through the `void *arg` (libnl-facts.md).
+/// Messages arrive from ``NetlinkSocket``'s own receive (`np_walk`), which has already dropped
+/// the routes netpath does not keep. libnl parses an address or kept route into a
+/// `struct nl_object` and hands it to a C callback that cannot capture context, so the collector
+/// travels through the `void *arg` (libnl-facts.md).
 final class MessageCollector {
     var messages: [KernelMessage] = []
     private var currentType: UInt16 = 0
@@ -22,35 +25,40 @@ final class MessageCollector {
     static let deleteRule = UInt16(RTM_DELRULE)
     static let replaceFlag = UInt16(NLM_F_REPLACE)
 
-    /// The `NL_CB_VALID` callback: one call per received message.
-    static let validCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { msg, arg in
-        guard let msg, let arg else { return Int32(NL_OK.rawValue) }
-        let collector = Unmanaged<MessageCollector>.fromOpaque(arg).takeUnretainedValue()
-        let type = np_msg_type(msg)
+    /// The `np_walk` callback: one call per message the walk delivers.
+    static let headerCallback: @convention(c) (UnsafeMutablePointer<nlmsghdr>?, UnsafeMutableRawPointer?) -> Void = {
+        header,
+        arg in
+        guard let header, let arg else { return }
+        Unmanaged<MessageCollector>.fromOpaque(arg).takeUnretainedValue().handle(header)
+    }
+
+    /// Parses one message and appends what netpath reads of it.
+    func handle(_ header: UnsafeMutablePointer<nlmsghdr>) {
+        let type = header.pointee.nlmsg_type
         switch type {
-        case newLink, deleteLink:
+        case Self.newLink, Self.deleteLink:
             // Bridge-port (AF_BRIDGE) and per-family link messages also travel on RTNLGRP_LINK;
             // a bridge port's RTM_DELLINK must not delete the link itself.
-            guard np_link_wire_family(msg) == AF_UNSPEC else { return Int32(NL_OK.rawValue) }
+            guard np_link_wire_family(header) == AF_UNSPEC else { return }
             // Links are read straight from their attributes (np_parse_link says why).
             var parsed = np_link()
-            guard np_parse_link(msg, &parsed) == 0, let record = link(parsed) else { return Int32(NL_OK.rawValue) }
-            collector.messages.append(type == newLink ? .newLink(record) : .deleteLink(index: record.index))
-            return Int32(NL_OK.rawValue)
-        case newRule, deleteRule:
+            guard np_parse_link(header, &parsed) == 0, let record = Self.link(parsed) else { return }
+            messages.append(type == Self.newLink ? .newLink(record) : .deleteLink(index: record.index))
+        case Self.newRule, Self.deleteRule:
             var parsed = np_rule()
-            guard np_parse_rule(msg, &parsed) == 0, let record = rule(parsed) else { return Int32(NL_OK.rawValue) }
-            collector.messages.append(type == newRule ? .newRule(record) : .deleteRule(record))
-            return Int32(NL_OK.rawValue)
-        case newAddress, deleteAddress, newRoute, deleteRoute:
-            break
+            guard np_parse_rule(header, &parsed) == 0, let record = Self.rule(parsed) else { return }
+            messages.append(type == Self.newRule ? .newRule(record) : .deleteRule(record))
+        case Self.newAddress, Self.deleteAddress, Self.newRoute, Self.deleteRoute:
+            // Few: addresses, and the routes np_walk kept. libnl parses them from a copy.
+            guard let msg = np_msg_copy(header) else { return }
+            defer { nlmsg_free(msg) }
+            currentType = type
+            currentFlags = header.pointee.nlmsg_flags
+            nl_msg_parse(msg, Self.objectCallback, Unmanaged.passUnretained(self).toOpaque())
         default:
-            return Int32(NL_OK.rawValue)
+            return
         }
-        collector.currentType = type
-        collector.currentFlags = np_msg_flags(msg)
-        nl_msg_parse(msg, objectCallback, arg)
-        return Int32(NL_OK.rawValue)
     }
 
     private static let objectCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {

@@ -127,10 +127,9 @@ package final class SystemObserver: Sendable {
     package func update(from snapshot: KernelSnapshot) -> SystemUpdate {
         let (wanted, following) = names.withLock { ($0.targets, !$0.targets.isEmpty || !$0.others.isEmpty) }
         var reachability: [String: SystemState.TargetReachability] = [:]
-        if !wanted.isEmpty {
-            let table = engine.table()
-            for target in wanted { reachability[target] = self.reachability(of: target, in: table) }
-        }
+        // Asked of the kernel only when routing changed since the last question; otherwise the
+        // engine's answers are read back (NetlinkEngine.targetRoutes(to:)).
+        for target in wanted { reachability[target] = self.reachability(of: target) }
         let state = builder.withLock { $0.state(from: snapshot, targets: reachability) }
         if let hosts, following {
             let path = LookupPath(
@@ -156,10 +155,11 @@ package final class SystemObserver: Sendable {
         )
     }
 
-    private func reachability(of target: String, in table: KernelTable) -> SystemState.TargetReachability {
-        guard let hosts else { return resolver.reachability(of: target, in: table) }
+    private func reachability(of target: String) -> SystemState.TargetReachability {
+        let routes = { [engine] (address: IPAddress) in engine.targetRoutes(to: address) }
+        guard let hosts else { return resolver.reachability(of: target, routes: routes) }
         switch hosts.answer(for: target) {
-        case .resolved(let addresses): return resolver.reachability(of: addresses, in: table)
+        case .resolved(let addresses): return resolver.reachability(of: addresses, routes: routes)
         case .pending: return .init(addresses: [], routes: [], resolution: .pending)
         case .failed(let error): return .init(addresses: [], routes: [], resolution: .failed(reason: error.reason))
         }

@@ -1,38 +1,40 @@
 import Glibc
 import NetPathCore
 
-/// Finds how each interface reaches a policy's target, by reading the mirrored route table:
-/// no packet is sent and no socket is connected.
+/// Finds how each interface reaches a policy's target, with the routes the kernel answers for
+/// it (``NetlinkEngine/targetRoutes(to:)``: `ip route get`, `ip rule` applied): no packet is sent
+/// and no socket is connected.
 ///
 /// A host name is resolved with `getaddrinfo`, which blocks for as long as the name servers take
-/// (seconds per attempt when they do not answer): call ``reachability(of:in:)`` and ``resolve(_:)``
-/// only where blocking is fine, and use a ``HostResolver`` where it is not. An address literal is
-/// used as is.
+/// (seconds per attempt when they do not answer): call `reachability(of:routes:)`
+/// and ``resolve(_:)`` only where blocking is fine, and use a ``HostResolver`` where it is not.
+/// An address literal is used as is.
 package struct TargetResolver: Sendable {
+    /// A resolver; it keeps no state.
     package init() {}
 
-    /// The reachability of `target` given `table`; resolves a host name on the caller's thread.
-    package func reachability(of target: String, in table: KernelTable) -> SystemState.TargetReachability {
+    /// The reachability of `target`, with `routes` answering for its address; resolves a host
+    /// name on the caller's thread.
+    package func reachability(
+        of target: String,
+        routes: (IPAddress) -> [SystemState.TargetRoute]
+    ) -> SystemState.TargetReachability {
         switch lookup(target) {
-        case .success(let addresses): reachability(of: addresses, in: table)
+        case .success(let addresses): reachability(of: addresses, routes: routes)
         case .failure(let error): .init(addresses: [], routes: [], resolution: .failed(reason: error.reason))
         }
     }
 
-    /// The reachability of a target already resolved to `addresses` (the first one counts) given `table`.
-    package func reachability(of addresses: [IPAddress], in table: KernelTable) -> SystemState.TargetReachability {
+    /// The reachability of a target already resolved to `addresses` (the first one counts), with
+    /// `routes` answering for that address.
+    package func reachability(
+        of addresses: [IPAddress],
+        routes: (IPAddress) -> [SystemState.TargetRoute]
+    ) -> SystemState.TargetReachability {
         guard let address = addresses.first else {
             return .init(addresses: [], routes: [], resolution: .failed(reason: "no address"))
         }
-        let routes = table.routesCovering(address).map { index, route in
-            SystemState.TargetRoute(
-                interfaceIndex: index,
-                prefixLength: route.destinationLength,
-                metric: route.metric,
-                gateway: route.nexthops.first { $0.interfaceIndex == index }?.gateway
-            )
-        }
-        return .init(addresses: addresses, routes: routes.sorted { $0.interfaceIndex < $1.interfaceIndex })
+        return .init(addresses: addresses, routes: routes(address).sorted { $0.interfaceIndex < $1.interfaceIndex })
     }
 
     /// The addresses of `host`: itself when it is an address literal, else what `getaddrinfo`

@@ -186,7 +186,8 @@ enum BenchSnapshotLine {
         let line =
             "{\"generation\":\(update.generation),\"cause\":\"\(update.cause.rawValue)\",\"route_count\":\(update.routeCount),"
             + "\"messages\":\(update.statistics.messages),\"overruns\":\(update.statistics.overruns),"
-            + "\"resyncs\":\(update.statistics.resyncs),\"received_at\":\(receivedNs),\"published_ns\":\(publishedNs),"
+            + "\"resyncs\":\(update.statistics.resyncs),\"skipped_routes\":\(update.statistics.skippedRoutes),"
+            + "\"received_at\":\(receivedNs),\"published_ns\":\(publishedNs),"
             + "\"emitted_ns\":\(emittedNs)}\n"
         FileOutput.write(line, to: 2)
     }

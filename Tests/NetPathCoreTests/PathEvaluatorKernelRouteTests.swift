@@ -35,6 +35,56 @@ struct PathEvaluatorKernelRouteTests {
         #expect(detail.contains("table 51820 (kernel's route, rule 32765: not from all fwmark"), "\(detail)")
     }
 
+    @Test("with a target, the interface the kernel sends it through wins over a lower metric")
+    func targetKernelChoiceFirst() throws {
+        let state = SystemState(
+            interfaces: [Sample.eth0(metric: 100), Sample.wlan0(metric: 600)],
+            targets: [
+                "203.0.113.5": .init(
+                    addresses: ["203.0.113.5"],
+                    routes: [
+                        .init(interfaceIndex: 2, prefixLength: 0, metric: 100, gateway: Sample.gateway4(2)),
+                        .init(
+                            interfaceIndex: 3,
+                            prefixLength: 0,
+                            metric: 600,
+                            gateway: Sample.gateway4(3),
+                            table: 100,
+                            isKernelChoice: true
+                        ),
+                    ]
+                )
+            ]
+        )
+        let evaluation = PathEvaluator(policy: PathPolicy(target: "203.0.113.5")).evaluate(state)
+        #expect(evaluation.path.primary?.name == "wlan0")
+        #expect(evaluation.path.gateways == [Sample.gateway4(3)])
+        #expect(evaluation.path.availableInterfaces.map(\.name) == ["wlan0", "eth0"])
+        let detail = try #require(evaluation.verdicts.first { $0.interface.name == "wlan0" }?.detail)
+        #expect(detail.contains("table 100 (kernel's route to 203.0.113.5)"), "\(detail)")
+        // Without the kernel's mark, the metric decides as before.
+        var plain = state
+        plain.targets["203.0.113.5"]?.routes[1].isKernelChoice = false
+        #expect(PathEvaluator(policy: PathPolicy(target: "203.0.113.5")).path(for: plain).primary?.name == "eth0")
+    }
+
+    @Test("a target route's table and kernel mark are written only when they say something")
+    func targetRouteCoding() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let plain = SystemState.TargetRoute(interfaceIndex: 2, prefixLength: 24, metric: 5)
+        #expect(
+            String(decoding: try encoder.encode(plain), as: UTF8.self)
+                == #"{"interface_index":2,"metric":5,"prefix_len":24}"#
+        )
+        let marked = SystemState.TargetRoute(interfaceIndex: 2, prefixLength: 0, table: 100, isKernelChoice: true)
+        let text = try encoder.encode(marked)
+        #expect(String(decoding: text, as: UTF8.self).contains(#""kernel_choice":true"#))
+        #expect(try JSONDecoder().decode(SystemState.TargetRoute.self, from: text) == marked)
+        let old = #"{"interface_index":2,"metric":5,"prefix_len":24}"#
+        #expect(try JSONDecoder().decode(SystemState.TargetRoute.self, from: Data(old.utf8)) == plain)
+    }
+
     @Test("prefer still orders before the kernel's route")
     func preferBeforeKernel() {
         let state = SystemState(

@@ -3,8 +3,10 @@ import NetPathCore
 import NetPathLinux
 import TestSupport
 
-/// The kernel's links, addresses and routes in one canonical text form, read two ways: from
-/// `ip -j` (the truth) and from the engine's mirrored table. Equal sets mean the engine is right.
+/// The kernel's links, addresses and default routes in one canonical text form, read two ways:
+/// from `ip -j` (the truth) and from the engine's mirrored table. Equal sets mean the engine is
+/// right. Only default routes (every table, every type) are compared: they are all the engine
+/// keeps (`np_route_is_kept`).
 struct KernelTruth: Equatable, CustomStringConvertible {
     var links: Set<String>
     var addresses: Set<String>
@@ -58,6 +60,7 @@ struct KernelTruth: Equatable, CustomStringConvertible {
                 let tableName = route["table"] as? String ?? "main"
                 let table = tables[tableName] ?? UInt32(tableName) ?? 0
                 let dst = route["dst"] as? String ?? "default"
+                guard dst == "default" else { continue }
                 let destination: String
                 if dst == "default" {
                     destination = family == .ipv4 ? "0.0.0.0/0" : "::/0"

@@ -231,6 +231,38 @@ struct NetlinkEngineTests {
         }
     }
 
+    @Test("10,000 specific routes are counted and dropped: the table holds only the default routes")
+    func specificRoutesAreNotRetained() async throws {
+        try await NetworkNamespace.with("flat") { ns in
+            try ns.addVeth("f0", peer: "f1")
+            try ns.ip("link", "set", "f0", "up")
+            try ns.ip("link", "set", "f1", "up")
+            try ns.ip("addr", "add", "198.18.0.2/24", "dev", "f0")
+            try ns.ip("route", "add", "default", "via", "198.18.0.1", "dev", "f0")
+            let (engine, recorder) = try await Self.startEngine(in: ns)
+            defer { engine.stop() }
+            try await recorder.awaitMirror(of: ns, engine: engine, "setup")
+            let held = engine.table().routeCount
+            let before = engine.statistics
+            // The default route in table 7 comes last: once it is read, every /32 was read.
+            try ns.batch(
+                (0..<10_000).map { "route add 10.9.\($0 >> 8).\($0 & 0xff)/32 via 198.18.0.1 dev f0" }
+                    + ["route add default via 198.18.0.1 dev f0 table 7"]
+            )
+            _ = try await recorder.next("the snapshot after all 10,001 routes were read") { snapshot in
+                snapshot.statistics.messages >= before.messages + 10_001
+            }
+            #expect(engine.table().routeCount == held + 1, "held \(held) before, \(engine.table().routeCount) after")
+            #expect(engine.statistics.skippedRoutes - before.skippedRoutes >= 10_000)
+            // A fresh dump of the same table drops them too.
+            engine.stop()
+            let (again, _) = try await Self.startEngine(in: ns)
+            defer { again.stop() }
+            #expect(again.table().routeCount == held + 1)
+            #expect(again.statistics.skippedRoutes >= 10_000)
+        }
+    }
+
     @Test("starting in a namespace that does not exist fails with a namespace error")
     func missingNamespaceFails() throws {
         try Privileges.requireRoot()

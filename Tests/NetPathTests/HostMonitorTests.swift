@@ -101,6 +101,30 @@ struct HostMonitorTests {
         }
     }
 
+    @Test("a host behind `ip rule` is reached as `ip route get` says, past a longer prefix in main")
+    func followsRules() async throws {
+        try await NetworkNamespace.with(["rules", "peer"]) { namespaces in
+            let uplinks = try TwoUplinks(namespaces[0], peer: namespaces[1])
+            let ns = uplinks.namespace
+            try ns.ip("route", "add", "203.0.113.0/24", "via", "192.0.2.1", "dev", "a0")
+            try ns.ip("route", "add", "default", "via", "198.51.100.1", "dev", "b0", "table", "100")
+            try ns.ip("rule", "add", "to", "203.0.113.7", "lookup", "100")
+            #expect(try ns.ip("route", "get", "203.0.113.7").contains("dev b0"))
+
+            let monitor = HostMonitor(host: "203.0.113.7", source: try uplinks.source())
+            let recorder = Recorder<HostReachability>()
+            await recorder.record(monitor.updates)
+            let first = try await recorder.next("reachable via b0, table 100's default route")
+            #expect(first.interface?.name == "b0" && first.gateway == "198.51.100.1" && first.prefixLength == 0)
+
+            // The rule goes: the kernel, and the monitor, fall back to main's /24 via a0.
+            try ns.ip("rule", "del", "to", "203.0.113.7", "lookup", "100")
+            let second = try await recorder.next("reachable via a0") { $0.interface?.name == "a0" }
+            #expect(second.gateway == "192.0.2.1" && second.prefixLength == 24)
+            await recorder.stop()
+        }
+    }
+
     @Test("a host name is resolved once per path change; a name that does not resolve is unresolved, saying why")
     func resolvesOncePerPathChange() async throws {
         try await NetworkNamespace.with(["names", "peer"]) { namespaces in

@@ -27,6 +27,24 @@ struct HostReachabilityTests {
         )
     }
 
+    @Test("the kernel's own choice wins over a longer prefix and a lower metric (a rule sent it there)")
+    func kernelChoiceFirst() {
+        let state = SystemState(interfaces: [eth0, wwan0])
+        let routes: [SystemState.TargetRoute] = [
+            .init(
+                interfaceIndex: 2,
+                prefixLength: 0,
+                metric: 10,
+                gateway: "192.0.2.1",
+                table: 100,
+                isKernelChoice: true
+            ),
+            .init(interfaceIndex: 3, prefixLength: 24, metric: 5, gateway: "10.64.0.1"),
+        ]
+        let verdict = HostReachability.evaluate(host: "h", addresses: ["203.0.113.7"], state: state) { _ in routes }
+        #expect(verdict.interface?.name == "eth0" && verdict.gateway == "192.0.2.1" && verdict.prefixLength == 0)
+    }
+
     @Test("routes through a link without carrier or without an address of the family do not count")
     func unusableInterfacesDoNotCount() {
         var unplugged = eth0

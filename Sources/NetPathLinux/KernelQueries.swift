@@ -1,0 +1,148 @@
+import CNetlink
+import Glibc
+import NetPathCore
+import Synchronization
+
+/// The engine's second netlink socket and everything asked over it: the dumps, the kernel's
+/// route to the internet (``RouteLookup/kernelRoutes(explainedBy:)``) and how each interface
+/// reaches a target (``targetRoutes(to:through:generation:)``).
+///
+/// The engine thread dumps and asks for its route to the internet; callers' threads ask for
+/// targets. One lock serialises them: a question waits for a dump in progress (a resync), never
+/// the other way round for long. Opened on the engine thread, so the socket lives in the
+/// engine's network namespace; following the kernel costs two netlink sockets, not three.
+final class KernelQueries: Sendable {
+    /// One target question: an address, asked through these interfaces.
+    private struct Question: Hashable {
+        var address: IPAddress
+        var interfaces: [Int32]
+    }
+
+    private struct State: ~Copyable {
+        let socket: NetlinkSocket
+        let collector: MessageCollector
+        let buffer: ReceiveBuffer
+        let lookup: RouteLookup
+        /// The routing generation the target answers belong to.
+        var generation: UInt64?
+        var answers: [Question: [SystemState.TargetRoute]] = [:]
+        /// Kernel round trips made for targets, for tests and diagnostics.
+        var asked: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+    /// The addresses asked about in the current generation. A lock of its own: the engine
+    /// thread reads it on every batch and must not wait for a question in progress.
+    private let watchedAddresses = Mutex<[IPAddress]>([])
+
+    /// Asks over `socket` (opened in the engine's namespace), which nothing else reads.
+    init(socket: sending NetlinkSocket) {
+        let collector = MessageCollector()
+        let buffer = ReceiveBuffer()
+        let lookup = RouteLookup(socket: socket, collector: collector, buffer: buffer)
+        state = Mutex(State(socket: socket, collector: collector, buffer: buffer, lookup: lookup))
+    }
+
+    /// Dumps links, addresses, the kept routes (`np_walk`: default routes, and routes covering
+    /// the internet probes) and rules into a new table; returns it with the number of routes
+    /// dropped unparsed.
+    func dumpAll() throws(NetlinkError) -> (table: KernelTable, skipped: UInt64) {
+        try state.withLock { state throws(NetlinkError) in
+            try Self.dumpAll(state.socket, state.buffer, state.collector)
+        }
+    }
+
+    private static func dumpAll(_ socket: NetlinkSocket, _ buffer: ReceiveBuffer, _ collector: MessageCollector)
+        throws(NetlinkError) -> (table: KernelTable, skipped: UInt64)
+    {
+        var lastError: NetlinkError?
+        // A dump interrupted by a concurrent change (NLE_DUMP_INTR) is simply asked again.
+        for _ in 0..<5 {
+            collector.messages.removeAll(keepingCapacity: true)
+            var skipped: UInt64 = 0
+            do {
+                for type in [RTM_GETLINK, RTM_GETADDR, RTM_GETROUTE, RTM_GETRULE] {
+                    skipped += try socket.dump(Int32(type), buffer: buffer, delivering: collector)
+                }
+            } catch {
+                lastError = error
+                if error.rawValue == NLE_DUMP_INTR { continue }
+                throw error
+            }
+            var table = KernelTable()
+            for message in collector.messages { table.apply(message) }
+            collector.messages.removeAll(keepingCapacity: true)
+            return (table, skipped)
+        }
+        throw lastError ?? NetlinkError(.dump, rawValue: NLE_DUMP_INTR, context: "dump kept being interrupted")
+    }
+
+    /// The kernel's route to the internet per family (``RouteLookup/kernelRoutes(explainedBy:)``).
+    func kernelRoutes(explainedBy rules: Set<RuleRecord>) -> [KernelRoute] {
+        state.withLock { $0.lookup.kernelRoutes(explainedBy: rules) }
+    }
+
+    /// The addresses asked about since routing last changed. The engine watches the routes it
+    /// drops for one covering them (`np_route_covers`), which moves the routing generation, so
+    /// that the next question asks again.
+    var watched: [IPAddress] { watchedAddresses.withLock { $0 } }
+
+    /// The kernel round trips made for targets so far.
+    var questionsAsked: UInt64 { state.withLock { $0.asked } }
+
+    /// The best unicast route to `address` through each of `interfaces` (and through the
+    /// interface the kernel itself would use, if it is not among them), as of routing
+    /// `generation`: asked of the kernel only when this generation has not asked it yet.
+    ///
+    /// For each interface the kernel is asked with it as the output interface (`ip route get
+    /// ADDRESS oif DEV fibmatch`: the best route through it, rules applied) and once without (the
+    /// interface it would really use, marked ``SystemState/TargetRoute/isKernelChoice``): N + 1
+    /// round trips of a few microseconds, when routing changed.
+    func targetRoutes(to address: IPAddress, through interfaces: [Int32], generation: UInt64)
+        -> [SystemState.TargetRoute]
+    {
+        let question = Question(address: address, interfaces: interfaces)
+        return state.withLock { state in
+            if state.generation != generation {
+                state.generation = generation
+                state.answers.removeAll()
+                watchedAddresses.withLock { $0.removeAll() }
+            }
+            if let known = state.answers[question] { return known }
+            // Watched before the kernel is asked: a covering route that arrives from now on moves
+            // the generation, and with it this answer.
+            watchedAddresses.withLock { if !$0.contains(address) { $0.append(address) } }
+            let answer = Self.ask(question, state.lookup, asked: &state.asked)
+            state.answers[question] = answer
+            return answer
+        }
+    }
+
+    private static func ask(_ question: Question, _ lookup: RouteLookup, asked: inout UInt64)
+        -> [SystemState.TargetRoute]
+    {
+        asked += 1
+        let chosen = lookup.route(to: question.address).flatMap { $0.isUnicast ? $0 : nil }
+        let kernelInterfaces = Set(chosen?.nexthops.map(\.interfaceIndex) ?? [])
+        var interfaces = question.interfaces
+        for index in kernelInterfaces.sorted() where !interfaces.contains(index) { interfaces.append(index) }
+        var result: [SystemState.TargetRoute] = []
+        for index in interfaces {
+            asked += 1
+            guard let route = lookup.route(to: question.address, through: index), route.isUnicast,
+                let hop = route.nexthops.first(where: { $0.interfaceIndex == index })
+            else { continue }
+            result.append(
+                SystemState.TargetRoute(
+                    interfaceIndex: index,
+                    prefixLength: route.destinationLength,
+                    metric: route.metric,
+                    gateway: hop.gateway,
+                    table: route.table,
+                    isKernelChoice: kernelInterfaces.contains(index)
+                )
+            )
+        }
+        return result.sorted { $0.interfaceIndex < $1.interfaceIndex }
+    }
+}
