@@ -88,13 +88,25 @@ def now_ns():
 
 
 def context_switches(pid):
-    total = 0
+    """Context switches so far of each thread of `pid`, by thread id."""
+    counts = {}
     for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/status") as f:
-            for line in f:
-                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                    total += int(line.split()[1])
-    return total
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                counts[task] = sum(int(line.split()[1]) for line in f
+                                   if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")))
+        except OSError:
+            pass  # the thread ended meanwhile
+    return counts
+
+
+def switches_per_s(pid, seconds):
+    """How often the threads of `pid` were switched in over `seconds` (threads that started
+    meanwhile count from zero)."""
+    before = context_switches(pid)
+    time.sleep(seconds)
+    after = context_switches(pid)
+    return sum(max(0, count - before.get(task, 0)) for task, count in after.items()) / seconds
 
 
 def helpers(pid):
@@ -166,10 +178,8 @@ def main():
         agent = spawn(in_ns(args.ns, [args.netpathd, "--config", config(work, hooks_dir, False, args.interval),
                                       "--control-socket", socket_path]))
         time.sleep(2 + args.idle / 2)
-        before = context_switches(agent.pid)
-        time.sleep(args.idle / 2)
-        result["off"] = {"rss_kib": status_kib(agent.pid, "VmRSS"),
-                         "switches_per_s": (context_switches(agent.pid) - before) / (args.idle / 2)}
+        result["off"] = {"switches_per_s": switches_per_s(agent.pid, args.idle / 2),
+                         "rss_kib": status_kib(agent.pid, "VmRSS")}
         stop(agent)
 
         socket_path = os.path.join(work, "on.sock")
@@ -210,10 +220,8 @@ def main():
 
         # Idle with probing: after the last probe, a window without one (the interval is long).
         time.sleep(args.idle / 2)
-        before = context_switches(agent.pid)
-        time.sleep(args.idle / 2)
-        result["on"] = {"rss_kib": status_kib(agent.pid, "VmRSS"),
-                        "switches_per_s": (context_switches(agent.pid) - before) / (args.idle / 2),
+        result["on"] = {"switches_per_s": switches_per_s(agent.pid, args.idle / 2),
+                        "rss_kib": status_kib(agent.pid, "VmRSS"),
                         "helper_rss_kib": [status_kib(p, "VmRSS") for p in helpers(agent.pid)]}
     finally:
         if agent:

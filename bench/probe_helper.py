@@ -8,7 +8,7 @@ Tests/Fixtures/probe/endpoint.py), starts BUILD_DIR/netpath-probe as netpathd do
 fd 3; as root it drops to nobody and confines itself) and sends it PROBES probes of each kind
 (default 200): 204 (full), a login page (portal), 10 MB of headers and an endless body (hostile).
 Prints, as markdown, the helper's RSS after start, after each kind, its peak, and its CPU time
-per probe. The namespaces are deleted on exit, whatever happens. Not part of `make bench` yet.
+per probe. The namespaces are deleted on exit, whatever happens. `make bench` runs it (bench/run.sh).
 """
 import os
 import random

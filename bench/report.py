@@ -19,6 +19,8 @@ IDLE_RSS_BYTES = 12_000_000  # "12 MB", read strictly as 10^6 bytes (11.44 MiB)
 HOOK_P99_FACTOR = 1.2  # issue 14: netpathd's p99 hook start within 1.2× of netplug's
 DISPATCHER_BEHIND_US = 200.0  # issue 14: dispatcher mode no more than 0.2 ms behind the link rule
 MONITOR_FACTOR = 1.25  # issue 14: monitor --json's first line within 1.25× of ip monitor's (medians)
+PROBING_RSS_BYTES = 500_000  # issue 21: "at most 0.5 MB in the agent"
+WAKEUP_NOISE_PER_S = 0.5  # issue 21: no wake-ups between probes, within measurement noise
 HANDLER_WITHIN_US = 500.0  # issue 17: pathUpdateHandler's median within 0.5 ms of ip monitor's
 STORM_PEAK_ABOVE_IDLE_BYTES = 2_000_000  # issue 14: a 1,000,000-route batch, peak RSS ≤ 2 MB above idle
 READY_MS = 1000.0  # issue 14: READY within 1 s with 1,000,000 routes already in the table
@@ -95,6 +97,8 @@ def render(results, netpathctl):
              "ip monitor": load(results, "storm-ip.json")}
     # bench/startup.py (issue 14); absent from results made before it existed.
     startup = load(results, "startup.json") if os.path.exists(os.path.join(results, "startup.json")) else None
+    connectivity = (load(results, "connectivity.json")
+                    if os.path.exists(os.path.join(results, "connectivity.json")) else None)
     m = machine(netpathctl, results)
     now = m["date"] or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = []
@@ -227,6 +231,18 @@ def render(results, netpathctl):
                   f"{DISPATCHER_BEHIND_US / 1000:.1f} ms of the like-for-like runner (issue 14) | "
                   f"{npd['median_us'] / 1000:.2f} ms vs {link['kinds'][kind]['median_us'] / 1000:.2f} ms "
                   f"({diff:+.0f} µs) | {met(ok)} |")
+    if connectivity:
+        # Issue 21: what probing costs the agent at idle, in the same run.
+        added = (connectivity["on"]["rss_kib"] - connectivity["off"]["rss_kib"]) * 1024
+        ok = added <= PROBING_RSS_BYTES
+        targets_met &= ok
+        w(f"| probing adds at most 0.5 MB to netpathd's idle RSS (issue 21) | {added / 1e6:+.2f} MB "
+          f"({mib(connectivity['off']['rss_kib'])} → {mib(connectivity['on']['rss_kib'])}) | {met(ok)} |")
+        on, off = connectivity["on"]["switches_per_s"], connectivity["off"]["switches_per_s"]
+        ok = on <= off + WAKEUP_NOISE_PER_S
+        targets_met &= ok
+        w(f"| no wake-ups between probes: netpathd's threads switched in no more often than with probing off "
+          f"(within {WAKEUP_NOISE_PER_S}/s; issue 21) | {on:.1f}/s vs {off:.1f}/s | {met(ok)} |")
     w("")
 
     w(f"### Latency: link change → first line on the listener's stdout (µs, {lat['count']} toggles per kind)")
@@ -393,6 +409,30 @@ def render(results, netpathctl):
         w(f"| {label} | {mib(r['rss_kib'])} | {mib(r['rss_file_kib'])} | {mib(r['rss_anon_kib'])} | "
           f"{mib(r['pss_kib'])} | {r['idle_cpu_ms']:.0f} ms |")
     w("")
+
+    if connectivity:
+        c = connectivity
+        ms = lambda values: ", ".join("—" if v is None else f"{v:.0f}" for v in values)
+        w(f"### Connectivity (issue 21; `[connectivity]` interval {c['interval']}, timeout 2 s)")
+        w("")
+        w(f"- A portal turning into full internet, {c['after_s']:.0f} s after the interface was found behind it: "
+          f"`connectivity-changed` (full) reached the hook after {ms(c['portal_to_full_ms'])} ms "
+          f"(median {c['portal_to_full_median_ms'] or 0:.0f} ms). While not full an interface is probed again "
+          f"1, 2, 4, 8, … s after its last probe (up to the interval), so this is how far the switch fell from "
+          f"the next retry; a full interface is probed every interval.")
+        w(f"- A link change with the endpoint answering 204: from the link's up to the hook's `full` "
+          f"{ms(c['link_change_to_full_ms'])} ms (median {c['link_change_median_ms'] or 0:.0f} ms).")
+        w(f"- netpathd at idle ({c['idle_s']:.0f} s): VmRSS {mib(c['off']['rss_kib'])} without probing, "
+          f"{mib(c['on']['rss_kib'])} with it; its threads switched in {c['off']['switches_per_s']:.1f}/s and "
+          f"{c['on']['switches_per_s']:.1f}/s; the probe helper's VmRSS "
+          + (", ".join(mib(k) for k in c["on"]["helper_rss_kib"]) or "— (not running)") + ".")
+        w("")
+        helper = os.path.join(results, "probe_helper.md")
+        if os.path.exists(helper):
+            w("The probe helper per probe (bench/probe_helper.py):")
+            w("")
+            out.extend(line.rstrip("\n") for line in open(helper))
+            w("")
 
     w("### Method")
     w("")

@@ -13,6 +13,9 @@
 #      (bench/startup.py; issue 14);
 #   6. the Network module (issue 17): link change -> NWPathMonitor's pathUpdateHandler beside
 #      `ip monitor`, and the idle RSS a monitor adds to a program (bench/library.py).
+#   7. connectivity (issue 21): a portal turning into full internet, a link change, what probing
+#      costs netpathd at idle (bench/connectivity.py), and the probe helper per probe
+#      (bench/probe_helper.py).
 #
 # Prints a markdown summary on stdout and rewrites the generated part of BENCHMARKS.md.
 # Needs root (network namespaces), ip, cc and python3; installs Debian's netplug and linux-perf
@@ -25,7 +28,10 @@
 # table at start-up, default ROUTES), HOOK_TOGGLES (per kind and hook runner, default
 # 200), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
 # default 100), HOOK_BATCH_ROUTES / HOOK_BATCHES (the first change right after an `ip -batch` of
-# that many routes, that many times; default 100000 / 6; 0 routes to skip), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
+# that many routes, that many times; default 100000 / 6; 0 routes to skip), CONNECTIVITY_ROUNDS /
+# CONNECTIVITY_AFTER / CONNECTIVITY_IDLE (bench/connectivity.py: rounds, seconds behind the portal
+# before it turns into full internet, idle seconds; default 3 / 20 / 20), PROBE_COUNT (probes of
+# each kind for bench/probe_helper.py, default 200), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
 # phases, wait up to QUIET_TIMEOUT for the shared machine to be under QUIET_MAX_BUSY % busy.
 set -euo pipefail
 
@@ -44,6 +50,10 @@ HOOK_GAP_MS=${HOOK_GAP_MS:-40}
 HOOK_TRACE_TOGGLES=${HOOK_TRACE_TOGGLES:-100}
 HOOK_BATCH_ROUTES=${HOOK_BATCH_ROUTES:-100000}
 HOOK_BATCHES=${HOOK_BATCHES:-6}
+CONNECTIVITY_ROUNDS=${CONNECTIVITY_ROUNDS:-3}
+CONNECTIVITY_AFTER=${CONNECTIVITY_AFTER:-20}
+CONNECTIVITY_IDLE=${CONNECTIVITY_IDLE:-20}
+PROBE_COUNT=${PROBE_COUNT:-200}
 NETPATHD=$(realpath "$BUILD_DIR/netpathd")
 NETWORK_EXAMPLE=$(realpath "$BUILD_DIR/network-monitor-example")
 
@@ -173,6 +183,19 @@ add_veth "$PREFIX-start" "$PREFIX-start"
 run python3 bench/startup.py --ns "$PREFIX-start" --netpathd "$NETPATHD" --routes "$STARTUP_ROUTES" \
     --work "$RESULTS/startup" --out "$RESULTS/startup.json"
 delete_ns "$PREFIX-start"
+
+echo "== connectivity: a portal turning into full internet, a link change, and the idle cost (issue 21)" >&2
+quiet "the connectivity phase"
+new_ns "$PREFIX-cn"
+new_ns "$PREFIX-cn-p"
+add_veth "$PREFIX-cn" "$PREFIX-cn-p"
+run python3 bench/connectivity.py --ns "$PREFIX-cn" --peer-ns "$PREFIX-cn-p" --netpathd "$NETPATHD" \
+    --stamp "$(realpath "$OUT/hookstamp")" --work "$RESULTS/connectivity" --rounds "$CONNECTIVITY_ROUNDS" \
+    --after "$CONNECTIVITY_AFTER" --idle "$CONNECTIVITY_IDLE" --out "$RESULTS/connectivity.json"
+delete_ns "$PREFIX-cn"
+delete_ns "$PREFIX-cn-p"
+echo "== the probe helper's RSS and CPU per probe (issue 21)" >&2
+PROBES=$PROBE_COUNT run python3 bench/probe_helper.py "$BUILD_DIR" >"$RESULTS/probe_helper.md"
 
 REPORT_ARGS=(--results "$RESULTS" --netpathctl "$NETPATHCTL")
 [ "$UPDATE" = 1 ] && REPORT_ARGS+=(--update BENCHMARKS.md)

@@ -1,5 +1,3 @@
-import NetPathCore
-
 /// Hold-down for flapping links: holds the events of each interface or policy until it has been
 /// quiet for ``window``, then emits only the net transition.
 ///
