@@ -40,6 +40,7 @@ STAGES = ["read", "fork", "exec", "first_line"]
 EVENTS = [
     "-e", "syscalls:sys_enter_ioctl",
     "-e", "syscalls:sys_enter_recvmsg",
+    "-e", "syscalls:sys_enter_recvmmsg",
     "-e", "syscalls:sys_enter_clone",
     "-e", "syscalls:sys_enter_clone3",
     "-e", "sched:sched_process_fork",
@@ -71,7 +72,9 @@ def stages(events, runner_pid, toggle_pid):
         t0 = events[i][0]
         end = events[changes[k + 1]][0] if k + 1 < len(changes) else float("inf")
         window = [e for e in events[i + 1:] if e[0] < end]
-        read = next((e for e in window if e[2] == runner_pid and e[4] == "syscalls:sys_enter_recvmsg"), None)
+        # netplug reads with recvmsg, netpathd's engine with recvmmsg (several datagrams a call).
+        read = next((e for e in window if e[2] == runner_pid
+                     and e[4] in ("syscalls:sys_enter_recvmsg", "syscalls:sys_enter_recvmmsg")), None)
         # The hook: the first exec of a process the runner forked (other programs starting on
         # the machine meanwhile are not it).
         children = {int(m.group(1)) for e in window if e[2] == runner_pid and e[4] == "sched:sched_process_fork"

@@ -26,7 +26,7 @@ struct ConnectivityEndToEndTests {
             ])
             try server.batch([
                 "addr add 10.9.0.2/24 dev srv0", "link set srv0 up", "addr add 10.8.0.2/24 dev srv1",
-                "link set srv1 up", "addr add 10.7.0.1/32 dev lo",
+                "link set srv1 up", "addr add 10.7.0.1/32 dev lo", "addr add 10.7.0.2/32 dev lo",
             ])
             let endpoint = try RunningProcess([
                 "ip", "netns", "exec", server.name, "python3", Self.endpoint.path, "8080",
@@ -77,10 +77,28 @@ struct ConnectivityEndToEndTests {
         }
     }
 
+    static let http = """
+        [connectivity]
+        uri = "http://10.7.0.1:8080/204"
+        timeout = "2s"
+        interval = "1h"
+        """
+
+    /// mwan3's way: echo requests to two hosts, one answer is enough.
+    static let icmp = """
+        [connectivity]
+        method = "icmp"
+        hosts = ["10.7.0.1", "10.7.0.2"]
+        reliability = 1
+        timeout = "2s"
+        interval = "1h"
+        """
+
     @Test(
-        "netpathd with the real helper: require_connectivity moves the primary to the uplink that reaches the endpoint, and back; the helper is sandboxed"
+        "netpathd with the real helper: require_connectivity moves the primary to the uplink that reaches the endpoint, and back; the helper is sandboxed",
+        arguments: ["http", "icmp"]
     )
-    func failoverWithTheRealHelper() async throws {
+    func failoverWithTheRealHelper(method: String) async throws {
         try await Self.withUplinks { host, server in
             let agent = try await AgentHarness(
                 namespace: host,
@@ -89,10 +107,7 @@ struct ConnectivityEndToEndTests {
                     name = "default"
                     require_connectivity = "full"
 
-                    [connectivity]
-                    uri = "http://10.7.0.1:8080/204"
-                    timeout = "2s"
-                    interval = "1h"
+                    \(method == "icmp" ? Self.icmp : Self.http)
                     """
             )
             defer { agent.stop() }
