@@ -16,8 +16,9 @@ and NETPATH_CONNECTIVITY). Nothing leaves the two namespaces.
   link change                       with the endpoint at 204, the link goes down and up; how long
                                     from the up to the hook's `full` (a change triggers a probe);
   idle                              netpathd's VmRSS with and without [connectivity] (same
-                                    namespace, both after --idle seconds), the context switches of
-                                    all its threads over --idle seconds between probes, and the
+                                    namespace, a fresh agent each with no hook, both after --idle
+                                    seconds, the interface full), the context switches of all its
+                                    threads over the second half of that, between probes, and the
                                     probe helper's VmRSS.
 
 Writes a JSON result to --out.
@@ -125,7 +126,7 @@ def helpers(pid):
 
 
 def config(work, hooks_dir, probing, interval):
-    path = os.path.join(work, f"netpath-{'probing' if probing else 'off'}.toml")
+    path = os.path.join(work, f"netpath-{'probing' if probing else 'off'}-{os.path.basename(hooks_dir)}.toml")
     text = (f'[agent]\nhooks_dir = "{hooks_dir}"\nsettle = "0s"\nstartup_events = false\nmetrics = ""\n')
     if probing:
         text += (f'\n[connectivity]\nuri = "http://192.0.2.2:8080/check"\ninterval = "{interval}"\n'
@@ -173,14 +174,23 @@ def main():
     agent = None
     try:
         time.sleep(0.5)
-        # Idle without probing first: the baseline RSS and wake-ups.
-        socket_path = os.path.join(work, "off.sock")
-        agent = spawn(in_ns(args.ns, [args.netpathd, "--config", config(work, hooks_dir, False, args.interval),
-                                      "--control-socket", socket_path]))
-        time.sleep(2 + args.idle / 2)
-        result["off"] = {"switches_per_s": switches_per_s(agent.pid, args.idle / 2),
-                         "rss_kib": status_kib(agent.pid, "VmRSS")}
-        stop(agent)
+        # Idle without probing, then with it, each a fresh agent with an empty hooks directory and
+        # nothing changing: what probing itself adds (the hook runs of the rounds below would
+        # add their own).
+        empty = os.path.join(work, "empty.d")
+        os.makedirs(empty, exist_ok=True)
+        os.chmod(empty, 0o755)
+        open(mode_file, "w").write("full")
+        for phase, probing in (("off", False), ("on", True)):
+            socket_path = os.path.join(work, f"idle-{phase}.sock")
+            agent = spawn(in_ns(args.ns, [args.netpathd, "--config", config(work, empty, probing, args.interval),
+                                          "--control-socket", socket_path]))
+            time.sleep(2 + args.idle / 2)
+            result[phase] = {"switches_per_s": switches_per_s(agent.pid, args.idle / 2),
+                             "rss_kib": status_kib(agent.pid, "VmRSS"),
+                             "helper_rss_kib": [status_kib(p, "VmRSS") for p in helpers(agent.pid)]}
+            stop(agent)
+            agent = None
 
         socket_path = os.path.join(work, "on.sock")
         agent = spawn(in_ns(args.ns, [args.netpathd, "--config", config(work, hooks_dir, True, args.interval),
@@ -218,11 +228,6 @@ def main():
             time.sleep(1)
         result["link_change_to_full_ms"] = link_change
 
-        # Idle with probing: after the last probe, a window without one (the interval is long).
-        time.sleep(args.idle / 2)
-        result["on"] = {"switches_per_s": switches_per_s(agent.pid, args.idle / 2),
-                        "rss_kib": status_kib(agent.pid, "VmRSS"),
-                        "helper_rss_kib": [status_kib(p, "VmRSS") for p in helpers(agent.pid)]}
     finally:
         if agent:
             stop(agent)
