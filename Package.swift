@@ -26,7 +26,7 @@
 //   NetPathConfig → Core                    NetPathLinux → Core, CNetlink, CLinux
 //   NetPathProbe → Core                     ProbeHelper → Core, NetPathProbe, CCurl, CSeccomp
 //   NetPathControl → Core, Config           NetPathPlugin → Core, Config
-//   NetPathDispatch → Core, Config, Control, Linux, CLinux
+//   NetPathDispatch → Core, Config, Control, CLinux
 //   NetPath → Core, Config, Control, Linux, Plugin
 //   RouteMetricsPlugin → Core, Plugin       EventLogPlugin → Core, Config, Plugin
 //   NetPathAgent → Core, Config, Control, Linux, Plugin, Dispatch
@@ -130,7 +130,6 @@ let package = Package(
             name: "NetPathDispatch",
             dependencies: [
                 "CLinux",
-                "NetPathLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 "NetPathCore",
                 "NetPathConfig",

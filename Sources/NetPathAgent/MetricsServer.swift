@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Logging
+import NetPathCore
 import NetPathLinux
 import SystemPackage
 

@@ -1,5 +1,5 @@
 import CLinux
-import NetPathLinux
+import NetPathCore
 import Synchronization
 
 #if canImport(Glibc)

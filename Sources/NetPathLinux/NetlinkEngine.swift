@@ -122,7 +122,7 @@ public final class NetlinkEngine: Sendable {
         case .success(let started): thread = started
         case .failure(let error):
             close(wakeFD)
-            throw error
+            throw NetlinkError(.thread, rawValue: error.rawValue, context: "pthread_create")
         }
         control.withLock { $0 = (wakeFD, thread) }
         if let error = startup.wait() {

@@ -94,7 +94,7 @@ final class HelperProcess: @unchecked Sendable {
     /// kills and reaps the process and reports how it ended.
     func events() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream()
-        ReaderThread.start { [self] in
+        let reader: @Sendable () -> Void = { [self] in
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
             reading: while true {
@@ -124,36 +124,9 @@ final class HelperProcess: @unchecked Sendable {
             continuation.yield(.exited(signal == 0 ? "exit status \((status >> 8) & 0xff)" : "signal \(signal)"))
             continuation.finish()
         }
+        // No thread to be had: read on a task instead (holding a pool thread meanwhile: late rather
+        // than never).
+        if !OSThread.detach(reader) { Task.detached { reader() } }
         return stream
-    }
-}
-
-/// A detached pthread for the blocking reads (off Swift's cooperative pool).
-enum ReaderThread {
-    private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
-    }
-
-    /// Starts `body`; when no thread can be made, runs it on a task instead (it then holds a pool
-    /// thread while it reads, which is late rather than never).
-    static func start(_ body: @escaping @Sendable () -> Void) {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread,
-            nil,
-            { raw in
-                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-                return nil
-            },
-            context
-        )
-        if created == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            Task.detached { body() }
-        }
     }
 }

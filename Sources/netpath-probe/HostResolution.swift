@@ -1,11 +1,11 @@
 import Glibc
+import NetPathCore
 
 /// Resolves names through the host's resolver (getaddrinfo), each on a thread of its own, and
 /// waits for them only until a deadline: glibc's resolver may try each server for 5 s, twice,
 /// which must not take a probe past its timeout. A name still resolving then counts as not
 /// resolved; its thread finishes in the background and its answer is dropped.
-final class HostResolution: @unchecked Sendable {
-    // @unchecked: every access to `addresses` and `pending` holds `mutex`.
+enum HostResolution {
     /// One resolved address.
     struct Address {
         var family: Int32
@@ -13,54 +13,32 @@ final class HostResolution: @unchecked Sendable {
         var length: socklen_t
     }
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var addresses: [Address?]
-    private var pending: Int
-
-    private init(count: Int) {
-        addresses = Array(repeating: nil, count: count)
-        pending = count
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
     /// The first address of each name (nil: not resolved by `milliseconds` from now).
     static func resolve(_ names: [String], within milliseconds: Int) -> [Address?] {
-        let resolution = HostResolution(count: names.count)
+        let state = ConditionLock((addresses: [Address?](repeating: nil, count: names.count), pending: names.count))
         for (index, name) in names.enumerated() {
-            HelperThread.start { resolution.finish(index, lookUp(name)) }
+            let started = OSThread.detach {
+                let address = lookUp(name)
+                state.withLock { state in
+                    state.addresses[index] = address
+                    state.pending -= 1
+                }
+                state.broadcast()
+            }
+            // No thread to be had: look it up here (late rather than never).
+            if !started {
+                let address = lookUp(name)
+                state.withLock { state in
+                    state.addresses[index] = address
+                    state.pending -= 1
+                }
+            }
         }
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let nanoseconds = Int(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
-        deadline.tv_sec += milliseconds / 1000 + nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
-        pthread_mutex_lock(resolution.mutex)
-        defer { pthread_mutex_unlock(resolution.mutex) }
-        while resolution.pending > 0 {
-            if pthread_cond_timedwait(resolution.condition, resolution.mutex, &deadline) == ETIMEDOUT { break }
-        }
-        return resolution.addresses
-    }
-
-    private func finish(_ index: Int, _ address: Address?) {
-        pthread_mutex_lock(mutex)
-        addresses[index] = address
-        pending -= 1
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let deadline = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec) + UInt64(milliseconds) * 1_000_000
+        state.wait(until: deadline) { $0.pending == 0 }
+        return state.withLock { $0.addresses }
     }
 
     private static func lookUp(_ name: String) -> Address? {

@@ -59,7 +59,7 @@ enum ProbeServer {
             send(ProbeWire.encode(id: request.id, .init(connectivity: .unknown, evidence: Array(reason.utf8))))
             return
         }
-        HelperThread.start {
+        let work: @Sendable () -> Void = {
             let result: ProbeWire.ProbeResultFields
             switch request.method {
             case .http(let uri, let response):
@@ -83,33 +83,9 @@ enum ProbeServer {
             probeOutput.unlock()
             send(ProbeWire.encode(id: request.id, result))
         }
+        // No thread to be had: run it here (late rather than never).
+        if !OSThread.detach(work) { work() }
     }
 }
 
 /// Detached pthreads for probes and name lookups (the helper links no Foundation).
-enum HelperThread {
-    private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
-    }
-
-    /// A detached thread; when none can be made, runs `body` here (late rather than never).
-    static func start(_ body: @escaping () -> Void) {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread,
-            nil,
-            { raw in
-                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-                return nil
-            },
-            context
-        )
-        if created == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-        }
-    }
-}

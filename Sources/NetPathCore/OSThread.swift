@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// A plain OS thread, for loops that block in `poll(2)` (the netlink engine, the control and
 /// metrics servers) and for work that must move into a network namespace: both must stay off
@@ -7,7 +8,7 @@ import Glibc
 ///
 /// pthreads rather than Foundation's `Thread`: the agent links only FoundationEssentials, which
 /// keeps full Foundation (several MiB resident) out of netpathd and netpathctl. The one place
-/// netpath creates threads.
+/// netpath creates threads: the agent, the library and the probe helper alike.
 package enum OSThread {
     private final class Body {
         let run: () -> Void
@@ -17,7 +18,7 @@ package enum OSThread {
     /// Starts `body` on a new joinable thread: the caller must `pthread_join` it.
     ///
     /// - Returns: the thread, or the `pthread_create` error.
-    package static func start(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, NetlinkError> {
+    package static func start(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, Errno> {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let created = pthread_create(
@@ -31,7 +32,7 @@ package enum OSThread {
         )
         guard created == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            return .failure(NetlinkError(.thread, rawValue: created, context: "pthread_create"))
+            return .failure(Errno(rawValue: created))
         }
         return .success(thread)
     }
@@ -57,40 +58,5 @@ package enum OSThread {
             if !started { continuation.resume(returning: Result(catching: body)) }
         }
         return try result.get()
-    }
-
-    /// Runs `body` on a fresh thread that first enters network namespace `namespace`, waits for
-    /// it, and returns its result. The thread ends with the body: nothing else ever runs in the
-    /// namespace it moved to.
-    package static func run<T>(in namespace: String, _ body: @escaping () throws(NetlinkError) -> T)
-        throws(NetlinkError) -> T
-    {
-        let job = Job { () throws(NetlinkError) -> Any in
-            try NetworkNamespaceEntry.enter(namespace)
-            return try body()
-        }
-        let thread = try start { job.execute() }.get()
-        pthread_join(thread, nil)
-        switch job.result! {
-        case .success(let value): return value as! T
-        case .failure(let error): throw error
-        }
-    }
-
-    private final class Job: @unchecked Sendable {
-        // @unchecked: written by the one thread that runs it, read by its creator only after
-        // pthread_join, which orders the two.
-        let body: () throws(NetlinkError) -> Any
-        var result: Result<Any, NetlinkError>?
-
-        init(body: @escaping () throws(NetlinkError) -> Any) { self.body = body }
-
-        func execute() {
-            do throws(NetlinkError) {
-                result = .success(try body())
-            } catch {
-                result = .failure(error)
-            }
-        }
     }
 }

@@ -5,14 +5,14 @@ import Glibc
 ///
 /// The deadline is on `CLOCK_MONOTONIC`, so a change of the wall clock neither wakes a sleeper
 /// early nor makes it oversleep.
-final class ConditionLock<State>: @unchecked Sendable {
+package final class ConditionLock<State>: @unchecked Sendable {
     // @unchecked: `state` is only touched with `mutex` held; the pthread objects are the
     // synchronisation itself.
     private var state: State
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
@@ -30,14 +30,14 @@ final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, locked.
-    func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
 
     /// Wakes every thread in ``wait(until:for:)`` to look at the value again.
-    func broadcast() {
+    package func broadcast() {
         pthread_mutex_lock(mutex)
         pthread_cond_broadcast(condition)
         pthread_mutex_unlock(mutex)
@@ -45,7 +45,7 @@ final class ConditionLock<State>: @unchecked Sendable {
 
     /// Sleeps until `done` says so (checked at once, then after each ``broadcast()``) or
     /// `deadline` (monotonic nanoseconds) passes.
-    func wait(until deadline: UInt64, for done: (State) -> Bool) {
+    package func wait(until deadline: UInt64, for done: (State) -> Bool) {
         var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
