@@ -300,21 +300,8 @@ package final class HookDispatcher: Sendable {
                 // The scripts of each state entered, administrative state first, one after another.
                 for state in networkd?.entered ?? [] {
                     guard let now = networkd?.now else { break }
-                    let scripts = dialectDirectory.scripts(entering: state)
-                    var plan: [PlannedRun] = []
-                    for target in job.targets {
-                        for script in scripts where target.hooks.includes(script.name) {
-                            guard let directory = dialectDirectory.directory(script.directory) else { continue }
-                            plan.append(
-                                PlannedRun(
-                                    name: script.name,
-                                    directory: directory,
-                                    dialect: .networkd,
-                                    target: target,
-                                    networkd: (state, now)
-                                )
-                            )
-                        }
+                    let plan = Self.plan(dialectDirectory.scripts(entering: state), of: dialectDirectory, for: job) {
+                        PlannedRun(name: $0.name, directory: $1, dialect: .networkd, target: $2, networkd: (state, now))
                     }
                     if !(await run(Self.lexical(plan), job: job)) { return }
                 }
@@ -324,20 +311,14 @@ package final class HookDispatcher: Sendable {
             if dialectDirectory.dialect == .networkmanager && NetworkManagerInvocation.Action(job.event) == nil {
                 continue
             }
-            var plan: [PlannedRun] = []
-            for target in job.targets {
-                for script in scripts where target.hooks.includes(script.name) {
-                    guard let directory = dialectDirectory.directory(script.directory) else { continue }
-                    plan.append(
-                        PlannedRun(
-                            name: script.name,
-                            directory: directory,
-                            dialect: dialectDirectory.dialect,
-                            target: target,
-                            noWait: script.noWait
-                        )
-                    )
-                }
+            let plan = Self.plan(scripts, of: dialectDirectory, for: job) {
+                PlannedRun(
+                    name: $0.name,
+                    directory: $1,
+                    dialect: dialectDirectory.dialect,
+                    target: $2,
+                    noWait: $0.noWait
+                )
             }
             let ordered = Self.lexical(plan)
             let waiting = ordered.filter { !$0.noWait }
@@ -352,6 +333,23 @@ package final class HookDispatcher: Sendable {
             }
             if !completed { return }
         }
+    }
+
+    /// The runs of `scripts` (of `dialectDirectory`) that the job's targets ask for, target by target.
+    private static func plan(
+        _ scripts: [DialectHookDirectory.Script],
+        of dialectDirectory: DialectHookDirectory,
+        for job: HookJob,
+        _ make: (DialectHookDirectory.Script, HookDirectory, HookTarget) -> PlannedRun
+    ) -> [PlannedRun] {
+        var plan: [PlannedRun] = []
+        for target in job.targets {
+            for script in scripts where target.hooks.includes(script.name) {
+                guard let directory = dialectDirectory.directory(script.directory) else { continue }
+                plan.append(make(script, directory, target))
+            }
+        }
+        return plan
     }
 
     /// Lexical byte order over all matching rules; a hook named by two rules runs once for each.
