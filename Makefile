@@ -10,9 +10,10 @@ APT_GET    := DEBIAN_FRONTEND=noninteractive apt-get
 # libseccomp's for netpath-probe (the connectivity probe helper), iproute2 for the
 # namespace tests, systemd's analyzer for verifying the unit file, and for the tests of
 # `make deb`: dpkg-dev, lintian, mandoc (manual pages) and the three shells whose completions
-# the package ships.
+# the package ships; python3 for the tests' HTTP endpoints, util-linux's setpriv for the tests
+# run as nobody.
 BUILD_PACKAGES := libnl-3-dev libnl-route-3-dev libcurl4-openssl-dev libseccomp-dev pkg-config
-TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh fish
+TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh fish python3 util-linux
 
 # Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
 # With them, the suites of the Debian package: their subprocesses (make deb, lintian, dpkg) run
@@ -78,6 +79,8 @@ test-deps: deps
 	command -v ip >/dev/null 2>&1 || missing="$$missing iproute2"; \
 	command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
 	command -v dpkg-shlibdeps >/dev/null 2>&1 || missing="$$missing dpkg-dev"; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	command -v setpriv >/dev/null 2>&1 || missing="$$missing util-linux"; \
 	for tool in lintian mandoc zsh fish; do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
 	test -f /usr/share/bash-completion/bash_completion || missing="$$missing bash-completion"; \
 	if [ -n "$$missing" ]; then \
