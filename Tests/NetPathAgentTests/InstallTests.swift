@@ -23,8 +23,9 @@ private struct Scratch {
 /// with (NO_BUILD=1): no release build inside a test. An outer `make test` must not leak its
 /// flags or jobserver into this make, hence the `env -u`.
 @discardableResult
-private func make(_ target: String, _ variables: [String]) throws -> Command.Result {
-    let result = try Command.run(
+private func make(_ target: String, _ variables: [String]) async throws -> Command.Result {
+    // Off the cooperative pool: a run of make takes seconds (see Command.runOffPool).
+    let result = try await Command.runOffPool(
         [
             "env", "-u", "MAKEFLAGS", "-u", "MFLAGS", "-u", "MAKELEVEL", "make", "--no-print-directory", "-C",
             repository.path,
@@ -94,12 +95,12 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
 }
 
 @Suite(.serialized) struct InstallTests {
-    @Test func installLaysOutTheExpectedTreeWithSafeModes() throws {
+    @Test func installLaysOutTheExpectedTreeWithSafeModes() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let root = scratch.path
 
-        try make("install", ["DESTDIR=\(root)"])
+        try await make("install", ["DESTDIR=\(root)"])
 
         let file0755 = Entry(kind: .file, mode: 0o755, uid: getuid(), gid: getgid())
         let file0644 = Entry(kind: .file, mode: 0o644, uid: getuid(), gid: getgid())
@@ -155,11 +156,11 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         )
     }
 
-    @Test func prefixIsWrittenIntoTheUnitsExecStart() throws {
+    @Test func prefixIsWrittenIntoTheUnitsExecStart() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
 
-        try make("install", ["DESTDIR=\(scratch.path)", "PREFIX=/usr"])
+        try await make("install", ["DESTDIR=\(scratch.path)", "PREFIX=/usr"])
 
         #expect(try entry("\(scratch.path)/usr/bin/netpathd").kind == .file)
         let unit = try text("\(scratch.path)/lib/systemd/system/netpathd.service")
@@ -177,11 +178,11 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
 
     // The Debian package's layout: the daemon in /usr/sbin, the tool in /usr/bin, and the unit
     // starting the daemon where it is.
-    @Test func sbindirTakesTheDaemonAndTheUnitsExecStart() throws {
+    @Test func sbindirTakesTheDaemonAndTheUnitsExecStart() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
 
-        try make("install", ["DESTDIR=\(scratch.path)", "PREFIX=/usr", "SBINDIR=/usr/sbin"])
+        try await make("install", ["DESTDIR=\(scratch.path)", "PREFIX=/usr", "SBINDIR=/usr/sbin"])
 
         #expect(try entry("\(scratch.path)/usr/sbin/netpathd").kind == .file)
         #expect(try entry("\(scratch.path)/usr/bin/netpathctl").kind == .file)
@@ -192,15 +193,15 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         let unit = try text("\(scratch.path)/lib/systemd/system/netpathd.service")
         #expect(unit.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") } == ["ExecStart=/usr/sbin/netpathd"])
 
-        try make("uninstall", ["DESTDIR=\(scratch.path)", "PREFIX=/usr", "SBINDIR=/usr/sbin"])
+        try await make("uninstall", ["DESTDIR=\(scratch.path)", "PREFIX=/usr", "SBINDIR=/usr/sbin"])
         #expect(!tree(scratch.path).contains { $0.hasSuffix("/netpathd") || $0.hasSuffix("/netpathctl") })
     }
 
-    @Test func secondInstallKeepsTheAdministratorsConfigAndHooks() throws {
+    @Test func secondInstallKeepsTheAdministratorsConfigAndHooks() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let etc = "\(scratch.path)/etc/netpath"
-        try make("install", ["DESTDIR=\(scratch.path)"])
+        try await make("install", ["DESTDIR=\(scratch.path)"])
         let edited = Data("# edited by the administrator\n[agent]\nsettle = \"2s\"\n".utf8)
         try edited.write(to: URL(fileURLWithPath: "\(etc)/netpath.toml"))
         chmod("\(etc)/netpath.toml", 0o600)
@@ -208,7 +209,7 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         chmod("\(etc)/hooks.d/50-local", 0o700)
         chmod("\(etc)/hooks.d", 0o700)
 
-        let second = try make("install", ["DESTDIR=\(scratch.path)"])
+        let second = try await make("install", ["DESTDIR=\(scratch.path)"])
 
         #expect(try contents("\(etc)/netpath.toml") == edited)
         #expect(try entry("\(etc)/netpath.toml").mode == 0o600)
@@ -223,12 +224,12 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         #expect(tree("\(etc)/hooks.d") == ["50-local"])
     }
 
-    @Test func uninstallRemovesWhatInstallAddedButLeavesEtc() throws {
+    @Test func uninstallRemovesWhatInstallAddedButLeavesEtc() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        try make("install", ["DESTDIR=\(scratch.path)"])
+        try await make("install", ["DESTDIR=\(scratch.path)"])
 
-        try make("uninstall", ["DESTDIR=\(scratch.path)"])
+        try await make("uninstall", ["DESTDIR=\(scratch.path)"])
 
         let left = tree(scratch.path)
         #expect(left.contains("etc/netpath/netpath.toml"))
@@ -242,11 +243,11 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
     // exactly what make install writes, pointing at a binary that exists. (--root= would need
     // stand-ins for sysinit.target, basic.target and /bin/kill inside the root.)
     @Test(.enabled(if: systemdAnalyzeAvailable || ProcessInfo.processInfo.environment["CI"] == "true"))
-    func installedUnitPassesSystemdAnalyzeVerifyWithoutAWord() throws {
+    func installedUnitPassesSystemdAnalyzeVerifyWithoutAWord() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let prefix = "\(scratch.path)/prefix"
-        try make(
+        try await make(
             "install",
             ["PREFIX=\(prefix)", "UNITDIR=\(scratch.path)/units", "SYSCONFDIR=\(scratch.path)/etc"]
         )
@@ -262,7 +263,7 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
     // The control for the test above: an empty output means something only if verify does
     // print the warnings a broken unit deserves.
     @Test(.enabled(if: systemdAnalyzeAvailable || ProcessInfo.processInfo.environment["CI"] == "true"))
-    func systemdAnalyzeVerifyReportsAFlawedCopyOfTheUnit() throws {
+    func systemdAnalyzeVerifyReportsAFlawedCopyOfTheUnit() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let unit = try text(repository.appendingPathComponent("config/netpathd.service").path)

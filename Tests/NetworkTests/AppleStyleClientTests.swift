@@ -15,9 +15,9 @@ struct AppleStyleClientTests {
     static let scratch = root.appendingPathComponent(".build/fixtures/AppleStyleClient").path
 
     /// Builds the client package; returns its binary directory.
-    static func build() throws -> URL {
+    static func build() async throws -> URL {
         let arguments = ["swift", "build", "--package-path", package, "--scratch-path", scratch]
-        let result = try Command.run(arguments)
+        let result = try await Command.runOffPool(arguments)
         guard result.status == 0 else {
             let output = (result.stdout + result.stderr).split(separator: "\n").filter { $0.contains("error") }
             throw TestFailure(
@@ -25,7 +25,9 @@ struct AppleStyleClientTests {
                     + output.prefix(30).joined(separator: "\n")
             )
         }
-        let bin = try Command.check(arguments + ["--show-bin-path"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let bin = try await Command.checkOffPool(arguments + ["--show-bin-path"]).trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
         return URL(fileURLWithPath: bin)
     }
 
@@ -41,7 +43,7 @@ struct AppleStyleClientTests {
 
     @Test("the client's view model, counter, async loop and protocol-wrapped monitor see a veth go down and up")
     func clientFollowsALink() async throws {
-        let bin = try Self.build()
+        let bin = try await Self.build()
         try await NetworkNamespace.with(["apple", "peer"]) { namespaces in
             let (namespace, peer) = (namespaces[0], namespaces[1])
             try namespace.addVeth("up0", peer: "up0p", in: peer)

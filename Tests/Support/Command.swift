@@ -38,6 +38,28 @@ public enum Command {
         )
     }
 
+    /// ``run(_:input:)`` on a thread of its own, for long commands (a package build, `make`,
+    /// `apt-get download`) in async tests. Called directly, such a command holds one of the
+    /// cooperative pool's threads — two on a 2-core machine — for its whole run, and every other
+    /// test's bounded waits starve meanwhile.
+    public static func runOffPool(_ arguments: [String], input: Data? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(with: Swift.Result { try run(arguments, input: input) })
+            }
+        }
+    }
+
+    /// ``check(_:input:)`` on a thread of its own (see ``runOffPool(_:input:)``).
+    @discardableResult
+    public static func checkOffPool(_ arguments: [String], input: Data? = nil) async throws -> String {
+        let result = try await runOffPool(arguments, input: input)
+        guard result.status == 0 else {
+            throw TestFailure("`\(arguments.joined(separator: " "))` exited \(result.status): \(result.stderr)")
+        }
+        return result.stdout
+    }
+
     /// Runs and throws unless the exit status is 0.
     @discardableResult
     public static func check(_ arguments: [String], input: Data? = nil) throws -> String {
