@@ -17,23 +17,7 @@ struct NetworkManagerDispatchTests {
         native: String? = nil,
         _ body: (HookDispatcher, LogStore) async throws -> Void
     ) async throws {
-        let log = LogStore()
-        let dispatcher = HookDispatcher(
-            directory: HookDirectory(path: native ?? "/nonexistent/netpath-hooks.d", logger: log.logger),
-            dialectDirectories: [
-                DialectHookDirectory(
-                    setting: HookDirectorySetting(paths: paths, dialect: .networkmanager),
-                    logger: log.logger
-                )
-            ],
-            runner: HookRunner(logger: log.logger),
-            logger: log.logger
-        )
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await dispatcher.run() }
-            defer { group.cancelAll() }
-            try await body(dispatcher, log)
-        }
+        try await DialectDispatcher.with(.networkmanager, paths: paths, native: native, body)
     }
 
     @Test("a script gets SCRIPT IFACE ACTION and NetworkManager's environment, nothing else; $0 is its real path")

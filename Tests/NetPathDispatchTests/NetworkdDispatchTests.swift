@@ -17,23 +17,7 @@ struct NetworkdDispatchTests {
         native: String? = nil,
         _ body: (HookDispatcher, LogStore) async throws -> Void
     ) async throws {
-        let log = LogStore()
-        let dispatcher = HookDispatcher(
-            directory: HookDirectory(path: native ?? "/nonexistent/netpath-hooks.d", logger: log.logger),
-            dialectDirectories: [
-                DialectHookDirectory(
-                    setting: HookDirectorySetting(paths: paths, dialect: .networkd),
-                    logger: log.logger
-                )
-            ],
-            runner: HookRunner(logger: log.logger),
-            logger: log.logger
-        )
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await dispatcher.run() }
-            defer { group.cancelAll() }
-            try await body(dispatcher, log)
-        }
+        try await DialectDispatcher.with(.networkd, paths: paths, native: native, body)
     }
 
     /// `dir/<state>.d` with a script `name` that appends `$STATE $IFACE` to `dir/seen`.
