@@ -267,16 +267,6 @@ package final class HookDispatcher: Sendable {
         let networkd =
             dialectDirectories.contains { $0.dialect == .networkd } ? networkdTransition(job.event) : nil
         let names = directory.hookNames()
-        let dialectScripts = dialectDirectories.map { ($0, $0.scripts()) }
-        if job.targets.contains(where: { if case .named = $0.hooks { true } else { false } }) {
-            var known = Set(names)
-            for (dialectDirectory, _) in dialectScripts { known.formUnion(dialectDirectory.allScriptNames()) }
-            for target in job.targets {
-                guard case .named(let wanted) = target.hooks else { continue }
-                for missing in wanted where !known.contains(missing) { logMissing(missing, rule: target.rule) }
-            }
-        }
-
         var native: [PlannedRun] = []
         for target in job.targets {
             native += names.filter { target.hooks.includes($0) }.map {
@@ -295,7 +285,19 @@ package final class HookDispatcher: Sendable {
             if !(await run(Self.lexical(native), job: job, payload: payload)) { return }
         }
 
-        for (dialectDirectory, scripts) in dialectScripts {
+        // Names a rule asks for that exist nowhere: logged once each, after the native hooks started.
+        if job.targets.contains(where: { if case .named = $0.hooks { true } else { false } }) {
+            var known = Set(names)
+            for dialectDirectory in dialectDirectories { known.formUnion(dialectDirectory.allScriptNames()) }
+            for target in job.targets {
+                guard case .named(let wanted) = target.hooks else { continue }
+                for missing in wanted where !known.contains(missing) { logMissing(missing, rule: target.rule) }
+            }
+        }
+
+        // Each dialect directory is listed only now, after the native hooks have been spawned:
+        // its listing (readlink and realpath per script) is no part of their start.
+        for dialectDirectory in dialectDirectories {
             if dialectDirectory.dialect == .networkd {
                 // The scripts of each state entered, administrative state first, one after another.
                 for state in networkd?.entered ?? [] {
@@ -311,7 +313,7 @@ package final class HookDispatcher: Sendable {
             if dialectDirectory.dialect == .networkmanager && NetworkManagerInvocation.Action(job.event) == nil {
                 continue
             }
-            let plan = Self.plan(scripts, of: dialectDirectory, for: job) {
+            let plan = Self.plan(dialectDirectory.scripts(), of: dialectDirectory, for: job) {
                 PlannedRun(
                     name: $0.name,
                     directory: $1,
