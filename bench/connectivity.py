@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 
-from common import in_ns, median, spawn, status_kib, stop
+from common import in_ns, median, now_ns, spawn, status_kib, stop
 
 
 def serve(mode_file, port):
@@ -82,10 +82,6 @@ def wait_for_stamp(path, after_ns, connectivity, timeout):
                 return ts
         time.sleep(0.01)
     return None
-
-
-def now_ns():
-    return time.clock_gettime_ns(time.CLOCK_REALTIME)
 
 
 def context_switches(pid):

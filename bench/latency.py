@@ -45,6 +45,17 @@ def toggle_kinds(args, kinds):
     return runs, load.stop()
 
 
+def toggle_admin_and_carrier(args, listeners):
+    """The latency phase both latency.py and library.py run: admin toggles of the watched link,
+    then carrier toggles of its peer, with the listeners already reading. Returns the result
+    skeleton (counts and machine load) and the measured toggles per kind."""
+    result = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "kinds": {}}
+    runs, result["machine_load"] = toggle_kinds(
+        args, (("admin", args.ns, args.link), ("carrier", args.peer_ns, args.peer_link)))
+    exit_if_any_exited(listeners)
+    return result, runs
+
+
 def exit_if_any_exited(listeners):
     for name, proc in listeners.items():
         if proc.poll() is not None:
@@ -156,10 +167,7 @@ def main():
         time.sleep(1.0)
 
         gap_ns = args.gap_ms * 1_000_000
-        results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "kinds": {}}
-        runs, results["machine_load"] = toggle_kinds(
-            args, (("admin", args.ns, args.link), ("carrier", args.peer_ns, args.peer_link)))
-        exit_if_any_exited(listeners)
+        results, runs = toggle_admin_and_carrier(args, listeners)
     finally:
         for proc in listeners.values():
             stop(proc)

@@ -23,7 +23,7 @@ import sys
 import time
 
 from common import LineReader, cpu_ticks, in_ns, pss_kib, spawn, status_kib, stop, ticks_to_ms
-from latency import exit_if_any_exited, ip_stamps, per_kind, toggle_kinds
+from latency import ip_stamps, per_kind, toggle_admin_and_carrier
 
 
 def handler_stamps(lines):
@@ -56,10 +56,7 @@ def latency(args):
         wait_started(listeners["NWPathMonitor"], "network-monitor-example")
         time.sleep(1.0)
         gap_ns = args.gap_ms * 1_000_000
-        result = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "kinds": {}}
-        runs, result["machine_load"] = toggle_kinds(
-            args, (("admin", args.ns, args.link), ("carrier", args.peer_ns, args.peer_link)))
-        exit_if_any_exited(listeners)
+        result, runs = toggle_admin_and_carrier(args, listeners)
     finally:
         for proc in listeners.values():
             stop(proc)
