@@ -36,7 +36,6 @@ static inline int np_so_rcvbufforce(void) { return SO_RCVBUFFORCE; }
 
 /// The netlink header of a message (macro-free access for Swift).
 static inline unsigned short np_msg_type(struct nl_msg *msg) { return nlmsg_hdr(msg)->nlmsg_type; }
-static inline unsigned short np_msg_flags(struct nl_msg *msg) { return nlmsg_hdr(msg)->nlmsg_flags; }
 
 /// The `ifi_family` byte as it came off the wire: libnl rewrites the object's family for some
 /// link messages, and bridge-port notifications (AF_BRIDGE) must not be mistaken for links.
@@ -199,6 +198,10 @@ static inline int np_route_get_request(int fd, unsigned int seq, int family, con
         struct rtmsg rtm;
         char attributes[2 * RTA_SPACE(16)];
     } request;
+    if (length != 4 && length != 16) {  // an IPv4 or IPv6 address, nothing longer fits
+        errno = EINVAL;
+        return -1;
+    }
     memset(&request, 0, sizeof request);
     request.nlh.nlmsg_type = RTM_GETROUTE;
     request.nlh.nlmsg_flags = NLM_F_REQUEST;
@@ -422,9 +425,6 @@ static inline struct nl_msg *np_msg_copy(struct nlmsghdr *nlh) {
     return msg;
 }
 
-/// `MSG_DONTWAIT`, `MSG_TRUNC` for `recv`.
-static inline int np_msg_dontwait(void) { return MSG_DONTWAIT; }
-static inline int np_msg_trunc(void) { return MSG_TRUNC; }
 
 /// The `RTNLGRP_*` groups netpath joins: links, addresses, routes and rules of both families.
 static inline int np_group_link(void) { return RTNLGRP_LINK; }

@@ -151,7 +151,7 @@ public final class NetlinkEngine: Sendable {
     package var statistics: EngineStatistics { shared.withLock { $0.statistics } }
 
     /// A copy of the mirrored table: links, addresses, rules and the default routes of every
-    /// table (the engine keeps no other route: `np_route_is_kept`). Meant for tests and
+    /// table (the engine keeps no other route: `np_walk`: `np_route_is_default`, `np_route_covers`). Meant for tests and
     /// diagnostics: copying is O(1), but the engine's next change then copies the table once.
     package func table() -> KernelTable { shared.withLock { $0.table } }
 
@@ -326,12 +326,13 @@ public final class NetlinkEngine: Sendable {
     /// Applies and clears the collected messages; returns whether the table changed.
     private func apply(_ collector: MessageCollector) -> Bool {
         guard !collector.messages.isEmpty else { return false }
-        let messages = collector.messages
-        collector.messages.removeAll(keepingCapacity: true)
+        // Cleared after, not copied before: a second reference to the array would make
+        // removeAll(keepingCapacity:) allocate a new buffer, per batch.
+        defer { collector.messages.removeAll(keepingCapacity: true) }
         return shared.withLock { state in
             let (routing, probe) = (state.table.routingGeneration, state.table.probeGeneration)
             var changed = false
-            for message in messages where state.table.apply(message) { changed = true }
+            for message in collector.messages where state.table.apply(message) { changed = true }
             if state.table.routingGeneration != routing { state.routingGeneration &+= 1 }
             if state.table.probeGeneration != probe { state.probeGeneration &+= 1 }
             return changed
@@ -462,47 +463,26 @@ public final class NetlinkEngine: Sendable {
 }
 
 /// A one-shot latch that hands the thread's startup result to the caller of `start()`.
-private final class StartupSignal: Sendable {
-    private let state = Mutex<(done: Bool, error: NetlinkError?)>((false, nil))
-    private let condition = Condition()
-
-    func signal(_ error: NetlinkError?) {
-        condition.lock()
-        state.withLock { $0 = (true, error) }
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait() -> NetlinkError? {
-        condition.lock()
-        defer { condition.unlock() }
-        while !state.withLock({ $0.done }) { condition.wait() }
-        return state.withLock { $0.error }
-    }
+/// How the engine's thread tells `start` that its first dump is loaded, or why it failed.
+private struct Startup {
+    var done = false
+    var error: NetlinkError?
 }
 
-/// A pthread condition variable with its mutex.
-private final class Condition: @unchecked Sendable {
-    // @unchecked: the pthread primitives are themselves the synchronisation.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+private typealias StartupSignal = ConditionLock<Startup>
 
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(cond, nil)
+extension ConditionLock where State == Startup {
+    fileprivate convenience init() { self.init(Startup()) }
+
+    fileprivate func signal(_ error: NetlinkError?) {
+        withLock { $0 = Startup(done: true, error: error) }
+        broadcast()
     }
 
-    deinit {
-        pthread_cond_destroy(cond)
-        pthread_mutex_destroy(mutex)
-        cond.deallocate()
-        mutex.deallocate()
+    fileprivate func wait() -> NetlinkError? {
+        wait(until: .max) { $0.done }
+        return withLock { $0.error }
     }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-    func wait() { pthread_cond_wait(cond, mutex) }
-    func broadcast() { pthread_cond_broadcast(cond) }
 }
 
 extension Int32 {

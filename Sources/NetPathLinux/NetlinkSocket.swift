@@ -212,9 +212,8 @@ final class NetlinkSocket {
             case .messages(let result):
                 if result.error != 0 { return false }
                 if result.delivered > 0 { return true }
-            case .overrun:
-                continue
-            case .empty, .failed:
+            case .overrun, .empty, .failed:
+                // An overrun may have dropped the reply itself: waiting on would block for good.
                 return false
             }
         }

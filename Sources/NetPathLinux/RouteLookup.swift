@@ -9,7 +9,7 @@ import NetPathCore
 /// Why ask rather than compute from the mirrored table: the kernel applies `ip rule` (marks,
 /// sources, `suppress_prefixlength`, gotos), specific routes that cover the address (a VPN's
 /// `0.0.0.0/1`), and route types the mirror does not model, all exactly — and the mirror keeps
-/// default routes only (`np_route_is_kept`). A request/reply round trip costs a few
+/// default routes only (`np_walk`: `np_route_is_default`, `np_route_covers`). A request/reply round trip costs a few
 /// microseconds. The reply is the FIB entry the lookup matched (`RTM_F_FIB_MATCH`), so its table
 /// and metric are the route's own.
 ///
