@@ -19,9 +19,7 @@ final class KernelQueries: Sendable {
     }
 
     private struct State: ~Copyable {
-        let socket: NetlinkSocket
-        let collector: MessageCollector
-        let buffer: ReceiveBuffer
+        /// The socket, its collector and buffer, and the questions asked over them.
         let lookup: RouteLookup
         /// The routing generation the target answers belong to.
         var generation: UInt64?
@@ -40,7 +38,7 @@ final class KernelQueries: Sendable {
         let collector = MessageCollector()
         let buffer = ReceiveBuffer()
         let lookup = RouteLookup(socket: socket, collector: collector, buffer: buffer)
-        state = Mutex(State(socket: socket, collector: collector, buffer: buffer, lookup: lookup))
+        state = Mutex(State(lookup: lookup))
     }
 
     /// Dumps links, addresses, the kept routes (`np_walk`: default routes, and routes covering
@@ -48,7 +46,7 @@ final class KernelQueries: Sendable {
     /// dropped unparsed.
     func dumpAll() throws(NetlinkError) -> (table: KernelTable, skipped: UInt64) {
         try state.withLock { state throws(NetlinkError) in
-            try Self.dumpAll(state.socket, state.buffer, state.collector)
+            try Self.dumpAll(state.lookup.socket, state.lookup.buffer, state.lookup.collector)
         }
     }
 

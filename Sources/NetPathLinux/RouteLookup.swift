@@ -18,9 +18,9 @@ import NetPathCore
 ///
 /// Not Sendable: it lives on one thread at a time, like its socket.
 final class RouteLookup {
-    private let socket: NetlinkSocket
-    private let collector: MessageCollector
-    private let buffer: ReceiveBuffer
+    let socket: NetlinkSocket
+    let collector: MessageCollector
+    let buffer: ReceiveBuffer
 
     /// Asks over `socket`, reading replies into `buffer` and parsing them with `collector`.
     init(socket: NetlinkSocket, collector: MessageCollector, buffer: ReceiveBuffer) {
