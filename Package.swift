@@ -87,7 +87,10 @@ let package = Package(
         // (docs/probe-helper.md). No Foundation: it stays small.
         .executableTarget(
             name: "ProbeHelper",
-            dependencies: ["NetPathCore", "NetPathProbe", "CCurl", "CSeccomp"],
+            dependencies: [
+                "NetPathCore", "NetPathProbe", "CCurl", "CSeccomp",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Sources/netpath-probe"
         ),
         .target(

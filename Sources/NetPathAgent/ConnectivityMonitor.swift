@@ -22,9 +22,10 @@ final class ConnectivityMonitor {
     private var trackers: [Int32: ConnectivityTracker] = [:]
     /// The raw state last observed (before connectivity is laid over it).
     private var interfaces: [Int32: Interface] = [:]
-    /// The sequence number of each interface's last probe started.
-    private var started: [Int32: UInt64] = [:]
     private var sequence: UInt64 = 0
+    /// The last probe started under settings that no longer hold: its result, and those before
+    /// it, are not counted (a result of the old method must not decide the new trackers' state).
+    private var retiredSequence: UInt64 = 0
     /// `probe` requests waiting for results.
     private var waiters: [Waiter] = []
     private var timer: Task<Void, Never>?
@@ -62,12 +63,14 @@ final class ConnectivityMonitor {
         settings = new
         if settings != nil, prober == nil, let makeProber { prober = makeProber() }
         trackers = [:]
+        retiredSequence = sequence
         // The timetable stays: probes in flight stay counted, so that no second one starts beside them.
         scheduler.interval = new?.interval ?? .seconds(300)
         scheduler.initialBackoff = min(.seconds(1), scheduler.interval)
         let now = ContinuousClock.now
         for (index, interface) in interfaces {
-            if covers(interface) { scheduler.trigger(index, at: now) } else { scheduler.remove(index) }
+            // An interface no longer covered is forgotten, answering whoever waits for its probe.
+            if covers(interface) { scheduler.trigger(index, at: now) } else { forget(index) }
         }
         if !isProbing {
             for waiter in waiters {
@@ -93,7 +96,8 @@ final class ConnectivityMonitor {
             let before = interfaces[interface.index]
             interfaces[interface.index] = interface
             guard covers(interface) else {
-                forget(interface.index)
+                // Only what was probed has anything to forget: not every interface on every change.
+                if before.map(covers) == true { forget(interface.index) }
                 continue
             }
             let changed =
@@ -157,7 +161,6 @@ final class ConnectivityMonitor {
             for index in scheduler.start(at: now) {
                 guard let interface = interfaces[index] else { continue }
                 sequence += 1
-                started[index] = sequence
                 probesStarted += 1
                 let request = ProbeRequest(
                     interface: interface.name,
@@ -204,7 +207,7 @@ final class ConnectivityMonitor {
         result: ProbeResult,
         at now: ContinuousClock.Instant
     ) -> Bool {
-        guard let settings, let interface = interfaces[index], covers(interface) else {
+        guard number > retiredSequence, let settings, let interface = interfaces[index], covers(interface) else {
             scheduler.finished(index, connectivity: .unknown, at: now)
             return false
         }

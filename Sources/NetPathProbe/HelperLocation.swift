@@ -44,6 +44,35 @@ package enum HelperLocation {
             return "\(path) is owned by uid \(status.st_uid), not by root or the agent's user"
         }
         guard status.st_mode & 0o022 == 0 else { return "\(path) is writable by its group or others" }
+        return directoryRefusal(path)
+    }
+
+    /// Why a directory on the way to `path` (its real path: symlinks resolved) lets someone else
+    /// replace what the agent runs, or nil: each must be owned by root or the agent's user and
+    /// closed to writes by group and others, as the hook trust rules ask (NetPathDispatch's
+    /// TrustedPath, which this module sits below) — except a root-owned sticky directory such as
+    /// `/tmp`, where no one can rename or remove an entry they do not own, and every entry on the
+    /// way is checked for its owner in turn (a build directory under /tmp stays usable). Between
+    /// this check and the spawn only root and the agent's user can change anything on the way,
+    /// and they could replace the helper anyway.
+    static func directoryRefusal(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return "\(path): \(String(cString: strerror(errno)))" }
+        var directory = String(cString: resolved)
+        free(resolved)
+        while let slash = directory.lastIndex(of: "/") {
+            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+            var status = stat()
+            guard stat(directory, &status) == 0 else { return "\(directory): \(String(cString: strerror(errno)))" }
+            guard status.st_uid == 0 || status.st_uid == geteuid() else {
+                return
+                    "\(directory), on the way to \(path), is owned by uid \(status.st_uid), not by root or the agent's user"
+            }
+            let sticky = status.st_mode & S_ISVTX != 0 && status.st_uid == 0
+            guard status.st_mode & 0o022 == 0 || sticky else {
+                return "\(directory), on the way to \(path), is writable by its group or others"
+            }
+            if directory == "/" { break }
+        }
         return nil
     }
 }

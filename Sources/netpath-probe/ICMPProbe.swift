@@ -74,7 +74,8 @@ enum ICMPProbe {
             if everyReply && nextSend == count { break }
             let wake = nextSend < count ? min(deadline, start + spacing * nextSend) : deadline
             var fds = targets.filter { $0.fd >= 0 }.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let wait = max(0, (wake - ContinuousClock.now).milliseconds)
+            // Rounded up: a wait under a millisecond must not become poll(…, 0), a busy loop.
+            let wait = max(0, (wake - ContinuousClock.now).milliseconds.rounded(.up))
             guard poll(&fds, nfds_t(fds.count), Int32(min(wait, 1000))) >= 0 || errno == EINTR else { break }
             // A raw socket sees every echo reply: the token's last byte says which host's it is.
             for (number, target) in targets.enumerated() where target.fd >= 0 {
@@ -88,7 +89,7 @@ enum ICMPProbe {
         )
         return .init(
             connectivity: state,
-            roundTripMicroseconds: roundTrip.map { UInt64(max(0, $0.microseconds)) },
+            roundTripMicroseconds: roundTrip.map { UInt64(max(0, $0.milliseconds * 1000)) },
             lossPartsPerMillion: UInt32(loss * 1_000_000),
             evidence: Array(evidence.utf8)
         )
@@ -183,9 +184,4 @@ enum ICMPProbe {
         while sum >> 16 != 0 { sum = (sum & 0xffff) + (sum >> 16) }
         return ~UInt16(sum)
     }
-}
-
-extension Duration {
-    fileprivate var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
-    fileprivate var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
 }

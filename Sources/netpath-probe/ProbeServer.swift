@@ -2,22 +2,12 @@ import Glibc
 import NetPathCore
 import NetPathProbe
 
-/// Serialises the result lines of concurrent probes.
-let probeOutput = PlainLock()
-
-/// A pthread mutex (the helper links no Foundation).
-final class PlainLock: @unchecked Sendable {
-    // @unchecked: the mutex is the synchronisation.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    init() { pthread_mutex_init(mutex, nil) }
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-}
+/// The probes running, behind the lock that also serialises the result lines of concurrent probes.
+let probeOutput = ConditionLock(0)
 
 /// Reads requests and runs each on a thread of its own; at most ``limit`` at once.
 enum ProbeServer {
     static let limit = 32
-    nonisolated(unsafe) static var running = 0
 
     static func run(mode: String) -> Never {
         var pending: [UInt8] = []
@@ -51,10 +41,11 @@ enum ProbeServer {
         case .http where mode != "http", .icmp where mode != "icmp": refusal = "this helper makes \(mode) probes only"
         default: refusal = nil
         }
-        probeOutput.lock()
-        let busy = running >= limit
-        if !busy && refusal == nil { running += 1 }
-        probeOutput.unlock()
+        let busy = probeOutput.withLock { running in
+            let busy = running >= limit
+            if !busy && refusal == nil { running += 1 }
+            return busy
+        }
         if let reason = refusal ?? (busy ? "helper busy: \(limit) probes in flight" : nil) {
             send(ProbeWire.encode(id: request.id, .init(connectivity: .unknown, evidence: Array(reason.utf8))))
             return
@@ -78,14 +69,10 @@ enum ProbeServer {
                     timeoutMilliseconds: request.timeoutMilliseconds
                 )
             }
-            probeOutput.lock()
-            running -= 1
-            probeOutput.unlock()
+            probeOutput.withLock { $0 -= 1 }
             send(ProbeWire.encode(id: request.id, result))
         }
         // No thread to be had: run it here (late rather than never).
         if !OSThread.detach(work) { work() }
     }
 }
-
-/// Detached pthreads for probes and name lookups (the helper links no Foundation).

@@ -1,5 +1,7 @@
 import CSeccomp
 import Glibc
+import NetPathCore
+import SystemPackage
 
 /// What `netpath-probe` does to itself before it reads anything from the network
 /// (docs/probe-helper.md): another user, no capabilities, no_new_privs, a seccomp filter.
@@ -104,13 +106,9 @@ enum Sandbox {
 
     /// A small file's text (a /proc or /etc file), or nil.
     static func readSmallFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count >= 0 else { return nil }
-        return String(decoding: buffer[0..<count], as: UTF8.self)
+        guard let file = try? FileDescriptor.open(reading: path) else { return nil }
+        defer { try? file.close() }
+        return (try? file.readToEnd(limit: 64 * 1024)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

@@ -5,6 +5,7 @@
 import CCurl
 import CSeccomp
 import Glibc
+import NetPathCore
 import NetPathProbe
 
 /// The agent's end of the socketpair.
@@ -12,14 +13,14 @@ let channel: Int32 = 3
 
 /// Writes one whole line to the agent; a short write on a socketpair means the agent is gone.
 func send(_ line: String) {
-    probeOutput.lock()
-    defer { probeOutput.unlock() }
-    var bytes = Array(line.utf8)[...]
-    while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(channel, $0.baseAddress, $0.count) }
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { exit(0) }
-        bytes = bytes.dropFirst(written)
+    probeOutput.withLock { _ in
+        var bytes = Array(line.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(channel, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { exit(0) }
+            bytes = bytes.dropFirst(written)
+        }
     }
 }
 

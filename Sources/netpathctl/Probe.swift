@@ -56,8 +56,7 @@ extension Netpathctl {
                 )
             }
             let prober = SandboxedProbe()
-            defer { Task { await prober.stop() } }
-            return await withTaskGroup(of: ProbeReport.self) { group in
+            let reports = await withTaskGroup(of: ProbeReport.self) { group in
                 for interface in chosen {
                     let request = ProbeRequest(
                         interface: interface.name,
@@ -82,6 +81,9 @@ extension Netpathctl {
                 for await report in group { reports.append(report) }
                 return reports.sorted { $0.interface < $1.interface }
             }
+            // Before netpathctl exits: the helpers end and are reaped.
+            await prober.stop()
+            return reports
         }
 
         static func render(_ probes: [ProbeReport]) -> String {

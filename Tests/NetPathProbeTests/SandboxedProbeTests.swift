@@ -160,6 +160,31 @@ struct SandboxedProbeTests {
                 refused.connectivity == .unknown && refused.evidence.contains("writable by its group or others"),
                 "\(refused.evidence)"
             )
+
+            // A sound file in a directory others may write to: they could swap it before the spawn.
+            let shared = directory.appendingPathComponent("shared")
+            try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+            let inShared = try Self.fake("good", in: shared)
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: shared.path)
+            let swappable = SandboxedProbe(helperPath: inShared.path)
+            let refusedDirectory = await swappable.probe(Self.request())
+            #expect(
+                refusedDirectory.connectivity == .unknown
+                    && refusedDirectory.evidence.contains(
+                        "on the way to \(inShared.path), is writable by its group or others"
+                    ),
+                "\(refusedDirectory.evidence)"
+            )
+            #expect(HelperLocation.directoryRefusal(inShared.path) != nil)
+            // Root's sticky /tmp on the way is no reason to refuse: its entries are checked in turn.
+            if getuid() == 0 {
+                let underTmp = URL(fileURLWithPath: "/tmp/np-sticky-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: underTmp, withIntermediateDirectories: false)
+                defer { try? FileManager.default.removeItem(at: underTmp) }
+                chmod(underTmp.path, 0o755)
+                let helper = try Self.fake("good", in: underTmp)
+                #expect(HelperLocation.directoryRefusal(helper.path) == nil)
+            }
         }
     }
 
