@@ -16,8 +16,6 @@
 
 int np_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
-int np_pipe_set_size(int fd, int size) { return fcntl(fd, F_SETPIPE_SZ, size); }
-
 int np_o_path(void) { return O_PATH; }
 
 int np_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }

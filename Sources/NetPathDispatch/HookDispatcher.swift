@@ -275,13 +275,7 @@ package final class HookDispatcher: Sendable {
         }
         if !native.isEmpty {
             // Computed once for all the event's hooks: only NETPATH_RULE and argv[0] differ.
-            let payload: HookInvocation.EventPayload
-            do {
-                payload = try HookInvocation.EventPayload(job.event)
-            } catch {
-                logger.error("cannot encode \(job.event.name) of \(job.event.subject) for hooks: \(error)")
-                return
-            }
+            let payload = HookInvocation.EventPayload(job.event)
             if !(await run(Self.lexical(native), job: job, payload: payload)) { return }
         }
 
@@ -362,8 +356,7 @@ package final class HookDispatcher: Sendable {
         }.map(\.element)
     }
 
-    /// Runs `plan` one after another; `false` when the event cannot go on (cancelled, or not
-    /// encodable).
+    /// Runs `plan` one after another; `false` when the event cannot go on (cancelled).
     private func run(_ plan: [PlannedRun], job: HookJob, payload: HookInvocation.EventPayload? = nil) async -> Bool {
         for planned in plan {
             if Task.isCancelled { return false }
@@ -398,17 +391,12 @@ package final class HookDispatcher: Sendable {
                     timeout: planned.target.timeout
                 )
             case .netpath:
-                do {
-                    invocation = HookInvocation(
-                        hook: name,
-                        payload: try payload ?? HookInvocation.EventPayload(job.event),
-                        rule: planned.target.rule,
-                        timeout: planned.target.timeout
-                    )
-                } catch {
-                    logger.error("cannot encode \(job.event.name) of \(job.event.subject) for hooks: \(error)")
-                    return false
-                }
+                invocation = HookInvocation(
+                    hook: name,
+                    payload: payload ?? HookInvocation.EventPayload(job.event),
+                    rule: planned.target.rule,
+                    timeout: planned.target.timeout
+                )
             }
             let slot = await slots.acquire()
             // An unstructured task, awaited at once, so that cancelling the dispatcher (shutdown)

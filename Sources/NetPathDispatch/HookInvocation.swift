@@ -37,7 +37,8 @@ import NetPathCore
 ///   | `LANG` | `C.UTF-8` |
 ///
 /// - **stdin**: the event as one line of JSON (``JSONCoding/line(_:)``, the `monitor --json`
-///   shape) followed by `"\n"`, then end of file.
+///   shape) followed by `"\n"`, then end of file. (Written once the hook has been spawned:
+///   ``HookInput`` says why.)
 /// - **working directory** `/`; its own process group (the timeout signals the whole group);
 ///   no descriptor of the agent's other than stdin, stdout and stderr; default signal
 ///   dispositions and an empty signal mask.
@@ -67,8 +68,8 @@ package struct HookInvocation: Hashable, Sendable {
     package var arguments: [String]
     /// The complete environment.
     package var environment: [String: String]
-    /// The bytes written to stdin before it is closed.
-    package var standardInput: [UInt8]
+    /// What is written to stdin before it is closed.
+    package var standardInput: HookInput
     /// The working directory.
     package var workingDirectory: String
     /// How long the hook may run before its process group is terminated.
@@ -80,9 +81,9 @@ package struct HookInvocation: Hashable, Sendable {
 
     /// Builds the invocation of hook `hook` for `event`, matched by `rule`.
     ///
-    /// - Throws: If the event cannot be encoded as JSON.
-    package init(hook: String, event: Event, rule: String?, timeout: Duration) throws {
-        self.init(hook: hook, payload: try EventPayload(event), rule: rule, timeout: timeout)
+    /// Its stdin is encoded when the runner first asks for it (``HookInput``).
+    package init(hook: String, event: Event, rule: String?, timeout: Duration) {
+        self.init(hook: hook, payload: EventPayload(event), rule: rule, timeout: timeout)
     }
 
     /// What every hook of one event gets alike: its environment but `NETPATH_RULE`, and its
@@ -91,14 +92,13 @@ package struct HookInvocation: Hashable, Sendable {
         var interface: String
         var name: String
         var environment: [String: String]
-        var standardInput: [UInt8]
+        var standardInput: HookInput
 
-        /// - Throws: If the event cannot be encoded as JSON.
-        package init(_ event: Event) throws {
+        package init(_ event: Event) {
             interface = event.interface ?? ""
             name = event.name.rawValue
             environment = HookInvocation.environment(for: event, rule: nil)
-            standardInput = try JSONCoding.lineBytes(event) + [UInt8(ascii: "\n")]
+            standardInput = .event(EventLine(event))
         }
     }
 
@@ -123,7 +123,7 @@ package struct HookInvocation: Hashable, Sendable {
         environment: [String: String],
         variableOrder: [String],
         interfaceVariables: Set<String>,
-        standardInput: [UInt8] = [],
+        standardInput: HookInput = .bytes([]),
         timeout: Duration
     ) {
         self.hook = hook

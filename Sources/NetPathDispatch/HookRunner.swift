@@ -90,10 +90,10 @@ package struct HookRunner: Sendable {
         let budget = OutputBudget(bytes: options.output.bytesPerRun)
         let termination: HookResult.Termination
         do {
-            let input = try Self.filledPipe(invocation.standardInput)
+            var input = try StandardInputPipe.open()
             let child: SpawnedHook
             do {
-                defer { close(input) }
+                defer { close(input.readEnd) }
                 // Spawned here, on the thread that decided to run the hook (SpawnedHook says why).
                 child = try SpawnedHook.spawn(
                     path: hook.executablePath,
@@ -102,10 +102,23 @@ package struct HookRunner: Sendable {
                         ? [Array(invocation.hook.utf8)] : invocation.argumentBytes,
                     environment: invocation.environmentBytes,
                     directory: invocation.workingDirectory,
-                    standardInput: input
+                    standardInput: input.readEnd
                 )
+            } catch {
+                input.abandon()
+                throw error
             }
             group.started(child.pid)
+            // The hook's stdin is encoded and written now, while it execs (HookInput says why).
+            var unencodable: (any Error)?
+            do {
+                input.feed(try invocation.standardInput.bytes())
+            } catch {
+                // An event with a non-finite number: the hook must not act on an empty stdin.
+                unencodable = error
+                input.abandon()
+                group.signal(SIGKILL)
+            }
             let logger = self.logger
             let limits = options.output
             let hookName = invocation.hook
@@ -133,7 +146,7 @@ package struct HookRunner: Sendable {
             // (the dispatcher's shutdown lets running hooks end within their timeouts).
             let watchdog = Task { await self.watchdog(group, hook: hookName, timeout: invocation.timeout) }
             defer { watchdog.cancel() }
-            termination = await child.wait { stream, bytes in
+            let ended = await child.wait(input: input) { stream, bytes in
                 streams.withLock { splitters in
                     switch stream {
                     case .standardOutput: splitters.out.consume(bytes, emit: emitter(stream))
@@ -150,6 +163,11 @@ package struct HookRunner: Sendable {
             streams.withLock { splitters in
                 splitters.out.finish(emit: emitter(.standardOutput))
                 splitters.err.finish(emit: emitter(.standardError))
+            }
+            if let unencodable {
+                termination = .failedToStart("cannot encode the event as JSON for stdin: \(unencodable)")
+            } else {
+                termination = ended
             }
         } catch {
             termination = .failedToStart(String(describing: error))
@@ -172,40 +190,6 @@ package struct HookRunner: Sendable {
             )
         }
         return hookResult
-    }
-
-    /// A pipe holding all of `bytes`, its write end already closed: the read end is the hook's
-    /// stdin, which reads the bytes and then end of file.
-    ///
-    /// Why not the library's `.array` input: swift-subprocess 1.0.2 writes it from a task that
-    /// is cancelled when the child exits, and a child that exits without reading stdin then
-    /// trips its "FileDescriptor was not closed" fatal error, killing the agent. A pre-filled
-    /// pipe needs no writer at all. An event's JSON is a few KiB; the pipe is grown
-    /// (F_SETPIPE_SZ) when it would not fit the default 64 KiB.
-    static func filledPipe(_ bytes: [UInt8]) throws -> Int32 {
-        var ends: [Int32] = [-1, -1]
-        // Close-on-exec from the start: with pipe() and then fcntl(), a process that another
-        // thread spawns in between (swift-subprocess closes what it does not pass; Foundation's
-        // Process and others may not) inherits the write end, and the hook's `cat` then waits for
-        // that process to end, not for the agent — until the hook's timeout.
-        guard np_pipe_cloexec(&ends) == 0 else { throw HookRunnerError(operation: "pipe2", errno: errno) }
-        let (read, write) = (ends[0], ends[1])
-        defer { close(write) }
-        if bytes.count > 65536, np_pipe_set_size(write, Int32(clamping: bytes.count)) < 0 {
-            close(read)
-            throw HookRunnerError(operation: "growing the stdin pipe to \(bytes.count) bytes", errno: errno)
-        }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(write, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                close(read)
-                throw HookRunnerError(operation: "writing stdin", errno: errno)
-            }
-            offset += written
-        }
-        return read
     }
 
     /// Sleeps until the timeout, then signals the group: SIGTERM, and SIGKILL after the grace.

@@ -35,7 +35,8 @@ struct SpawnedHook: Sendable {
     /// - Parameters:
     ///   - arguments: argv, each without its NUL (argv[0] first).
     ///   - environment: `NAME=value` entries, each without its NUL.
-    ///   - standardInput: the hook's stdin; the caller closes its copy.
+    ///   - standardInput: the hook's stdin (``StandardInputPipe/readEnd``); the caller closes
+    ///     its copy.
     static func spawn(
         path: String,
         arguments: [[UInt8]],
@@ -81,25 +82,36 @@ struct SpawnedHook: Sendable {
         return SpawnedHook(pid: pid, pidfd: pidfd, standardOutput: output.read, standardError: error.read)
     }
 
-    /// Calls `output` with the hook's output as it comes, until the hook exits; then reads what
-    /// it wrote before exiting (not what anything it left behind writes after), reaps it, and
-    /// returns how it ended. Every descriptor of the run is closed on return.
+    /// Calls `output` with the hook's output as it comes, until the hook exits, and writes what
+    /// is left of `input` as the hook reads it; then reads what it wrote before exiting (not what
+    /// anything it left behind writes after), reaps it, and returns how it ended. Every
+    /// descriptor of the run, `input`'s write end too, is closed on return.
     ///
     /// The waiting is a `poll` on the pidfd and both pipes, on a thread of its own that ends
     /// with the run: not on Swift's cooperative pool, which it would block. (Dispatch read sources
     /// on the three descriptors, tried first, crashed libdispatch's Linux event loop under a few
     /// hundred runs in a row: AgentStormTests.)
-    func wait(output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void) async -> HookResult.Termination {
-        await OSThread.run { self.waitBlocking(output: output) }
+    func wait(
+        input: StandardInputPipe,
+        output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void
+    ) async -> HookResult.Termination {
+        await OSThread.run { self.waitBlocking(input: input, output: output) }
     }
 
-    private func waitBlocking(output: (Stream, UnsafeRawBufferPointer) -> Void) -> HookResult.Termination {
+    private func waitBlocking(
+        input: StandardInputPipe,
+        output: (Stream, UnsafeRawBufferPointer) -> Void
+    ) -> HookResult.Termination {
+        var input = input
+        defer { input.abandon() }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         let streams: [Stream] = [.standardOutput, .standardError]
         var descriptors = [
             pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: standardOutput, events: Int16(POLLIN), revents: 0),
             pollfd(fd: standardError, events: Int16(POLLIN), revents: 0),
+            // stdin's rest, while there is one (poll skips a negative descriptor).
+            pollfd(fd: input.isOpen ? input.writeEnd : -1, events: Int16(POLLOUT), revents: 0),
         ]
         for index in 1...2 {
             let fd = descriptors[index].fd
@@ -134,6 +146,10 @@ struct SpawnedHook: Sendable {
                     close(descriptors[index].fd)
                     descriptors[index].fd = -1  // poll skips it from now on
                 }
+            }
+            if descriptors[3].fd >= 0 && descriptors[3].revents != 0 {
+                input.flush()
+                if !input.isOpen { descriptors[3].fd = -1 }
             }
             if descriptors[0].revents != 0 { break }
         }

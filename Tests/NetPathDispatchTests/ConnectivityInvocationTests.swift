@@ -42,7 +42,7 @@ struct ConnectivityInvocationTests {
 
     @Test("connectivity-changed on an interface: NETPATH_CONNECTIVITY, the previous state and the portal's URL")
     func nativeInterface() throws {
-        let invocation = try HookInvocation(
+        let invocation = HookInvocation(
             hook: "10-x",
             event: Self.interfaceEvent(.portal, from: .full),
             rule: nil,
@@ -60,7 +60,7 @@ struct ConnectivityInvocationTests {
         event.name = .changed
         event.connectivity = nil
         event.previousConnectivity = nil
-        let invocation = try HookInvocation(hook: "10-x", event: event, rule: nil, timeout: .seconds(1))
+        let invocation = HookInvocation(hook: "10-x", event: event, rule: nil, timeout: .seconds(1))
         #expect(invocation.environment["NETPATH_CONNECTIVITY"] == "full")
         #expect(invocation.environment["NETPATH_PREVIOUS_CONNECTIVITY"] == "")
         #expect(invocation.environment["NETPATH_PORTAL_URL"] == "")

@@ -159,7 +159,7 @@ struct HookDirectoryTests {
                 let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
                 let runner = HookRunner(logger: LogStore().logger)
                 for name in ["10-file", "20-link"] {
-                    let invocation = try HookInvocation(
+                    let invocation = HookInvocation(
                         hook: name,
                         event: Events.interface(.up, "eth0"),
                         rule: nil,

@@ -71,7 +71,7 @@ struct HookInvocationTests {
         let log = LogStore()
         let hooks = HookDirectory(path: dir.path, logger: log.logger)
         let name = hooks.hookNames().first { !$0.hasSuffix(".c") }!
-        let invocation = try HookInvocation(hook: name, event: event, rule: rule, timeout: .seconds(10))
+        let invocation = HookInvocation(hook: name, event: event, rule: rule, timeout: .seconds(10))
         return await HookRunner(logger: log.logger).run(invocation, executing: try hooks.open(name))
     }
 
@@ -194,7 +194,7 @@ struct HookInvocationTests {
 
     @Test("an unsatisfied path has an empty interface argument")
     func unsatisfiedPathHasEmptyInterface() throws {
-        let invocation = try HookInvocation(
+        let invocation = HookInvocation(
             hook: "10-x",
             event: Events.path(.unsatisfied, primary: nil),
             rule: nil,
@@ -213,7 +213,7 @@ struct HookInvocationBytesTests {
         let name = InterfaceName.string(fromKernel: [0x61, 0xff, 0x62])
         var event = Events.interface(.up, name)
         event.previousInterface = InterfaceName.string(fromKernel: [0x6f, 0x01])
-        let invocation = try HookInvocation(hook: "10-hook", event: event, rule: nil, timeout: .seconds(1))
+        let invocation = HookInvocation(hook: "10-hook", event: event, rule: nil, timeout: .seconds(1))
         #expect(invocation.argumentBytes == [Array("10-hook".utf8), [0x61, 0xff, 0x62], Array("up".utf8)])
         let environment = Dictionary(
             uniqueKeysWithValues: invocation.environmentBytes.map { entry in
@@ -225,7 +225,7 @@ struct HookInvocationBytesTests {
         #expect(environment["NETPATH_PREVIOUS_INTERFACE"] == [0x6f, 0x01])
         #expect(environment["NETPATH_EVENT"] == Array("up".utf8))
         #expect(Set(environment.keys) == Set(HookInvocation.environmentNames))
-        let json = String(decoding: invocation.standardInput, as: UTF8.self)
+        let json = String(decoding: try invocation.standardInput.bytes(), as: UTF8.self)
         #expect(json.contains(#""interface":"a\\xffb""#), "\(json)")
     }
 }

@@ -16,7 +16,7 @@ struct HookRunnerTests {
         log: LogStore = LogStore()
     ) async throws -> HookResult {
         let hooks = HookDirectory(path: dir.path, logger: log.logger)
-        let invocation = try HookInvocation(
+        let invocation = HookInvocation(
             hook: name,
             event: Events.interface(.up, "eth0"),
             rule: nil,

@@ -12,9 +12,6 @@
 /// its stdin then waits for that process too).
 int np_pipe_cloexec(int fds[2]);
 
-/// `fcntl(fd, F_SETPIPE_SZ, size)`: grows a pipe's buffer; returns the new size or -1.
-int np_pipe_set_size(int fd, int size);
-
 /// `O_PATH`: opens a path without opening the file (the hook trust walk).
 int np_o_path(void);
 

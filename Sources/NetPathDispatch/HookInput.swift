@@ -1,0 +1,66 @@
+import NetPathCore
+import Synchronization
+
+/// What a hook reads on stdin: fixed bytes, or an event's JSON line.
+///
+/// An event's line is encoded when it is first asked for, and the runner asks only once the hook
+/// has been spawned: encoding an event with Foundation's `JSONEncoder` costs more than the rest of
+/// the spawn's preparation together (~0.1 ms of the ~0.5 ms between the kernel's message and the
+/// fork, "Hook start, traced" in BENCHMARKS.md), and the hook does not read stdin before it has
+/// been exec'd, which takes longer than that. The line is then kept for the event's other hooks.
+package struct HookInput: Hashable, Sendable {
+    private enum Source: Hashable, Sendable {
+        case bytes([UInt8])
+        case event(EventLine)
+    }
+
+    private let source: Source
+
+    /// Exactly `bytes` (another dialect's contract writes none).
+    package static func bytes(_ bytes: [UInt8]) -> HookInput { HookInput(source: .bytes(bytes)) }
+
+    /// `line`'s event as one line of JSON (``NetPathCore/JSONCoding/line(_:)``), then `"\n"`.
+    package static func event(_ line: EventLine) -> HookInput { HookInput(source: .event(line)) }
+
+    /// Whether the hook gets an empty stdin: end of file at once.
+    package var isEmpty: Bool {
+        if case .bytes(let bytes) = source { return bytes.isEmpty }
+        return false
+    }
+
+    /// The bytes, encoding the event's line if no hook of its event asked for it before.
+    ///
+    /// - Throws: If the event cannot be encoded as JSON (a non-finite number).
+    package func bytes() throws -> [UInt8] {
+        switch source {
+        case .bytes(let bytes): bytes
+        case .event(let line): try line.bytes()
+        }
+    }
+}
+
+/// One event's JSON line for its hooks' stdin, encoded at most once, when first asked for.
+package final class EventLine: Hashable, Sendable {
+    /// The event encoded.
+    package let event: Event
+    private let encoded = Mutex<[UInt8]?>(nil)
+
+    package init(_ event: Event) {
+        self.event = event
+    }
+
+    /// The event's line and its `"\n"`.
+    ///
+    /// - Throws: If the event cannot be encoded as JSON.
+    package func bytes() throws -> [UInt8] {
+        if let bytes = encoded.withLock({ $0 }) { return bytes }
+        // Encoded outside the lock: two hooks of one event never run at once (they run one
+        // after another), so at worst a racing caller encodes the same line twice.
+        let bytes = try JSONCoding.lineBytes(event) + [UInt8(ascii: "\n")]
+        encoded.withLock { $0 = bytes }
+        return bytes
+    }
+
+    package static func == (lhs: EventLine, rhs: EventLine) -> Bool { lhs.event == rhs.event }
+    package func hash(into hasher: inout Hasher) { hasher.combine(event) }
+}
