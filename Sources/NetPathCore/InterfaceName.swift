@@ -16,7 +16,22 @@
 package enum InterfaceName {
     /// The string form of the kernel's name `bytes` (up to the first NUL).
     package static func string(fromKernel bytes: some Collection<UInt8>) -> String {
-        let bytes = bytes.prefix { $0 != 0 }
+        Array(bytes).withUnsafeBytes { string(fromKernel: $0) }
+    }
+
+    /// The string form of the kernel's name in `raw` (up to the first NUL): the engine's case,
+    /// a name in a netlink message. Not generic, so that the common name — printable ASCII
+    /// without a backslash — costs one scan and one copy wherever it is called from.
+    package static func string(fromKernel raw: UnsafeRawBufferPointer) -> String {
+        let bytes = UnsafeRawBufferPointer(rebasing: raw[..<(raw.firstIndex(of: 0) ?? raw.count)])
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\\") }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return escaped(bytes)
+    }
+
+    /// Names with a backslash, a control character or bytes that are not UTF-8.
+    private static func escaped(_ bytes: UnsafeRawBufferPointer) -> String {
         if let plain = String(validating: bytes, as: UTF8.self), !needsEscaping(plain) { return plain }
         var result = ""
         var index = bytes.startIndex

@@ -63,14 +63,24 @@ package struct PathTracker: Sendable {
 
     /// Moves to `newState`; returns interface events (by interface index) then path events (by policy).
     package mutating func update(to newState: SystemState, at time: Date) -> [Event] {
-        var events = Self.interfaceEvents(from: state.interfaces, to: newState.interfaces, at: time)
+        var events: [Event] = []
+        update(to: newState, at: time) { events.append($0) }
+        return events
+    }
+
+    /// ``update(to:at:)``, handing each event to `emit` as soon as it is known: the interface
+    /// events before any policy is evaluated (`monitor --local` writes each at once, so its first
+    /// line does not wait for the evaluation). When `emit` throws, the tracker is left as it was.
+    package mutating func update(to newState: SystemState, at time: Date, emit: (Event) throws -> Void) rethrows {
+        for event in Self.interfaceEvents(from: state.interfaces, to: newState.interfaces, at: time) {
+            try emit(event)
+        }
         let newPaths = policies.map { PathEvaluator(policy: $0).path(for: newState) }
         for (old, new) in zip(paths, newPaths) {
-            events += Self.pathEvents(from: old, to: new, at: time)
+            for event in Self.pathEvents(from: old, to: new, at: time) { try emit(event) }
         }
         state = newState
         paths = newPaths
-        return events
     }
 
     // MARK: - Diffing
@@ -102,6 +112,8 @@ package struct PathTracker: Sendable {
     }
 
     private static func changes(from a: Interface, to b: Interface, at time: Date) -> [Event] {
+        // Most interfaces did not change: every event below needs some field to differ.
+        if a == b { return [] }
         var events: [Event] = []
         // Losing usability is reported after the carrier/address facts that caused it, and
         // gaining it after the facts that enabled it, so a hook reading events in order sees cause, then effect.
@@ -109,13 +121,20 @@ package struct PathTracker: Sendable {
         if !a.carrier && b.carrier { events.append(interfaceEvent(.carrierUp, b, at: time)) }
         // Addresses are compared by address and prefix only: a flag change (DAD finishing, an
         // address turning deprecated) is not an add or remove; it shows up in `up`/`down`.
-        let oldAddresses = Set(a.addresses.map(\.description))
-        let newAddresses = Set(b.addresses.map(\.description))
-        for address in a.addresses where !newAddresses.contains(address.description) {
-            events.append(interfaceEvent(.addressRemoved, b, at: time, address: address))
-        }
-        for address in b.addresses where !oldAddresses.contains(address.description) {
-            events.append(interfaceEvent(.addressAdded, b, at: time, address: address))
+        if a.addresses != b.addresses {
+            struct Key: Hashable {
+                var address: IPAddress
+                var prefixLength: Int
+                init(_ entry: InterfaceAddress) { (address, prefixLength) = (entry.address, entry.prefixLength) }
+            }
+            let oldAddresses = Set(a.addresses.map(Key.init))
+            let newAddresses = Set(b.addresses.map(Key.init))
+            for address in a.addresses where !newAddresses.contains(Key(address)) {
+                events.append(interfaceEvent(.addressRemoved, b, at: time, address: address))
+            }
+            for address in b.addresses where !oldAddresses.contains(Key(address)) {
+                events.append(interfaceEvent(.addressAdded, b, at: time, address: address))
+            }
         }
         var changed: [String] = []
         if a.name != b.name { changed.append("name") }

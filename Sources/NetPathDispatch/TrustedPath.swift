@@ -84,7 +84,7 @@ final class TrustedPath: Sendable {
                     close(current)
                     current = parent
                     components.removeLast()
-                    try check(directory: current, path: Self.join(components), policy: policy)
+                    try check(try Self.status(of: current), path: Self.join(components), policy: policy)
                     continue
                 }
                 let next = openat(current, String(part), openPath | O_NOFOLLOW | O_CLOEXEC)
@@ -112,7 +112,7 @@ final class TrustedPath: Sendable {
                     close(current)
                     current = next
                     components.append(String(part))
-                    try check(directory: current, path: Self.join(components), policy: policy)
+                    try check(status, path: Self.join(components), policy: policy)
                 default:
                     // A file ends the walk; anything after it (`hook/x`) cannot be resolved.
                     guard pending.allSatisfy({ $0 == "." }) else {
@@ -140,7 +140,7 @@ final class TrustedPath: Sendable {
         let root = Glibc.open("/", openPath | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else { throw .cannotOpen(errno: errno) }
         do {
-            try check(directory: root, path: "/", policy: policy)
+            try check(try status(of: root), path: "/", policy: policy)
         } catch {
             close(root)
             throw error
@@ -148,9 +148,14 @@ final class TrustedPath: Sendable {
         return (root, [])
     }
 
-    private static func check(directory: Int32, path: String, policy: TrustPolicy) throws(HookRefusal) {
+    private static func status(of descriptor: Int32) throws(HookRefusal) -> stat {
         var status = stat()
-        guard fstat(directory, &status) == 0 else { throw .cannotOpen(errno: errno) }
+        guard fstat(descriptor, &status) == 0 else { throw .cannotOpen(errno: errno) }
+        return status
+    }
+
+    /// Checks a directory entered, by the `fstat` of its opened descriptor.
+    private static func check(_ status: stat, path: String, policy: TrustPolicy) throws(HookRefusal) {
         if let refusal = policy.directoryRefusal(path: path, mode: UInt32(status.st_mode), owner: UInt32(status.st_uid))
         {
             throw refusal

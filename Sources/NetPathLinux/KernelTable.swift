@@ -24,7 +24,12 @@ package struct KernelTable: Sendable, Equatable {
     /// The keys of default routes, kept apart so a snapshot never scans the whole table.
     package private(set) var defaultRouteKeys: Set<RouteRecord.Key> = []
     /// The routing rules of both families.
-    package private(set) var rules: Set<RuleRecord> = []
+    package private(set) var rules: Set<RuleRecord> = [] {
+        didSet { reachable = [Self.reachableTables(.ipv4, among: rules), Self.reachableTables(.ipv6, among: rules)] }
+    }
+    /// ``reachableTables(_:)`` of IPv4 and IPv6, computed when the rules change, not at every
+    /// snapshot.
+    private var reachable = [Self.reachableTables(.ipv4, among: []), Self.reachableTables(.ipv6, among: [])]
 
     package init() {}
 
@@ -130,7 +135,6 @@ package struct KernelTable: Sendable, Equatable {
     /// The default routes through each interface, in every table a rule of their family looks
     /// up: a default route in a table no rule reaches carries no traffic.
     package func defaultRoutesByInterface() -> [Int32: [DefaultRoute]] {
-        let reachable = [IPAddress.Family.ipv4, .ipv6].map { reachableTables($0) }
         var result: [Int32: [DefaultRoute]] = [:]
         for key in defaultRouteKeys {
             guard let route = routes[key], route.isUnicast,
@@ -150,6 +154,10 @@ package struct KernelTable: Sendable, Equatable {
     /// With no rules known for the family (a table built by hand, or a kernel that reports none),
     /// the kernel's default rules are assumed: `main` and `default`.
     package func reachableTables(_ family: IPAddress.Family) -> Set<UInt32> {
+        reachable[family == .ipv4 ? 0 : 1]
+    }
+
+    private static func reachableTables(_ family: IPAddress.Family, among rules: Set<RuleRecord>) -> Set<UInt32> {
         let own = rules.filter { $0.family == family }
         guard !own.isEmpty else { return [DefaultRoute.mainTable, 253] }
         return Set(own.filter { $0.action == .toTable && !$0.l3mdev }.map(\.table))

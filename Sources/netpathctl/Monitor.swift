@@ -106,9 +106,9 @@ private final class LocalMonitorSession: @unchecked Sendable {
                 FileOutput.write("monitoring \(update.state.interfaces.count) interfaces; Ctrl-C to stop\n", to: 2)
                 return
             }
-            // Each line is written as soon as it is encoded: a reader sees the first event of a
-            // batch without waiting for the rest to be encoded.
-            for event in tracker.update(to: update.state, at: update.time) {
+            // Each line is written as soon as its event is known and encoded: a reader sees a
+            // change's first interface event before the policies are evaluated and the rest encoded.
+            try tracker.update(to: update.state, at: update.time) { event in
                 FileOutput.write((json ? try JSONCoding.line(event) : EventRenderer.line(event)) + "\n")
             }
         } catch {

@@ -293,4 +293,36 @@ struct PathTrackerTests {
         #expect(!events.isEmpty)
         #expect(events.allSatisfy { !$0.startup })
     }
+
+    // MARK: Emitting as events are known
+
+    @Test func emittingGivesTheSameEventsInTheSameOrder() {
+        let veth = Sample.uplink(7, "veth0", .other, kind: "veth")
+        var lost = veth
+        lost.carrier = false
+        lost.operState = .lowerlayerdown
+        var collected = tracker([Sample.loopback, veth])
+        var emitting = collected
+        for interfaces in [[Sample.loopback, lost], [Sample.loopback, veth], [Sample.loopback]] {
+            let expected = collected.update(to: SystemState(interfaces: interfaces), at: later)
+            var emitted: [Event] = []
+            emitting.update(to: SystemState(interfaces: interfaces), at: later) { emitted.append($0) }
+            #expect(emitted == expected)
+            #expect(emitting.paths == collected.paths)
+        }
+    }
+
+    @Test func emittingThatThrowsLeavesTheTrackerAsItWas() {
+        struct Stop: Error {}
+        let veth = Sample.uplink(7, "veth0", .other, kind: "veth")
+        var t = tracker([Sample.loopback, veth])
+        let before = t.paths
+        #expect(throws: Stop.self) {
+            try t.update(to: SystemState(interfaces: [Sample.loopback]), at: later) { _ in throw Stop() }
+        }
+        #expect(t.paths == before)
+        // Not swallowed: the same change is still ahead, whole.
+        let events = t.update(to: SystemState(interfaces: [Sample.loopback]), at: later)
+        #expect(steps(events) == [.interface(.down, "veth0"), .interface(.removed, "veth0"), .path(.unsatisfied)])
+    }
 }
