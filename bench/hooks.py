@@ -289,6 +289,7 @@ def main():
                 s = summarize(latencies)
                 s["median_by_direction_us"] = by_direction(toggles, latencies)
                 s["first_event"], s["hook_runs_per_toggle"] = first_events(toggles, got, gap_ns)
+                logged = [None] * len(toggles)
                 if listener.name.startswith("netpathd"):
                     logged = match(toggles, netpathd_event_times(listener.log), gap_ns)
                     s["event_logged"] = summarize(logged)
@@ -296,6 +297,9 @@ def main():
                     spans = sorted((h - e) / 1000.0 for h, e in zip(latencies, logged)
                                    if h is not None and e is not None)
                     s["logged_to_hook_median_us"] = median(spans)
+                # Per toggle, for bench/hookrounds.py to pool rounds: direction, hook start and
+                # netpathd's log line (ns after the change; null when missed).
+                s["samples"] = [[state, lat, log] for (_, _, state), lat, log in zip(toggles, latencies, logged)]
                 per["kinds"][kind] = s
                 with open(os.path.join(work, f"toggles-{slug}-{kind}"), "w") as f:
                     f.writelines(f"{seq} {ts} {state}\n" for seq, ts, state in toggles)

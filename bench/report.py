@@ -298,6 +298,25 @@ def render(results, netpathctl):
             for name, b in batched.items():
                 w(f"| {labels.get(name, name)} | {ms(b['median_us'])} | {ms(b['p99_us'])} | {b['missed']} |")
             w("")
+        if os.path.exists(os.path.join(results, "hook-rounds.json")):
+            rounds = load(results, "hook-rounds.json")
+            kinds = [k for k in ("carrier", "admin", "after-batch") if k in rounds["medians"][0].get("netplug", {})]
+            w(f"The same runs by round ({rounds['rounds']} interleaved rounds, every runner once per round; medians, ms), "
+              "and in each round netpathd's median over netplug's (paired: the same minutes):")
+            w("")
+            w("| round | " + " | ".join(f"{n} {k}" for n in ("netplug", "netpathd (link rule)")
+                                       for k in kinds) + " | link rule / netplug |")
+            w("|---|" + "---|" * (2 * len(kinds) + 1))
+            for index, medians in enumerate(rounds["medians"], 1):
+                cells = [ms(medians.get(n, {}).get(k)) for n in ("netplug", "netpathd (link rule)") for k in kinds]
+                ratios = [f"{medians['netpathd (link rule)'][k] / medians['netplug'][k]:.2f}×" for k in kinds
+                          if medians.get("netplug", {}).get(k) and medians.get("netpathd (link rule)", {}).get(k)]
+                w(f"| {index} | " + " | ".join(cells) + " | " + " / ".join(ratios) + " |")
+            paired = rounds["over_netplug"].get("netpathd (link rule)", {})
+            w("| median of the rounds' ratios | " + " | " * (2 * len(kinds) - 1) + " | "
+              + " / ".join(f"{paired[k]['median_ratio']:.2f}×" for k in kinds if paired.get(k, {}).get("median_ratio"))
+              + " |")
+            w("")
         for name in ("netpathd (link rule)", "netpathd"):
             if name not in hooks["listeners"]:
                 continue
@@ -457,11 +476,18 @@ def render(results, netpathctl):
       f"it into events and written them as JSON). The rest of the top table's figure is, for both, the pipe "
       f"and the harness thread waking up.")
     if hooks:
+        rounds_text = ""
+        if os.path.exists(os.path.join(results, "hook-rounds.json")):
+            count = load(results, "hook-rounds.json")["rounds"]
+            rounds_text = (f", in {count} interleaved rounds (every runner once per round, its toggles split "
+                           "evenly; bench/hookrounds.py pools a runner's rounds for the tables and pairs each "
+                           "round's medians: the shared machine's speed drifts by a few hundred microseconds "
+                           "within minutes, and interleaving lays that drift on every runner alike)")
         w(f"- **Hook start.** The same two-namespace veth set-up as the latency phase, fresh. One hook for all "
           f"runners, `/bin/sh` script, root-owned 0755 in a 0755 directory: `exec bench/out/hookstamp STAMPS "
           f"\"$@\"`, a small C helper (bench/hookstamp.c) that reads CLOCK_REALTIME first thing, appends "
           f"`ts_ns ARGS` to a file with one write() and drains stdin; so every figure includes one `sh` start and "
-          f"one exec, the same for all. The runners take turns (never at once), each on fresh namespaces "
+          f"one exec, the same for all. The runners take turns (never at once){rounds_text}, each on fresh namespaces "
           f"(an admin down makes the kernel flush the link's IPv4 routes and IPv6 address, so the carrier "
           f"toggles, made first, have the default route and the admin toggles, after them, do not), each "
           f"started, left 1 s, then "

@@ -26,7 +26,7 @@
 # `make install` installs; `make bench` builds it first), TOGGLES (per kind, default 400),
 # GAP_MS (default 30), ROUTES (the storm's routes, default 1000000), STARTUP_ROUTES (routes in the
 # table at start-up, default ROUTES), HOOK_TOGGLES (per kind and hook runner, default
-# 200), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
+# 200, split over HOOK_ROUNDS interleaved rounds, default 4), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
 # default 100), HOOK_BATCH_ROUTES / HOOK_BATCHES (the first change right after an `ip -batch` of
 # that many routes, that many times; default 100000 / 6; 0 routes to skip), CONNECTIVITY_ROUNDS /
 # CONNECTIVITY_AFTER / CONNECTIVITY_IDLE (bench/connectivity.py: rounds, seconds behind the portal
@@ -46,6 +46,7 @@ UPDATE=${UPDATE:-1}
 QUIET_TIMEOUT=${QUIET_TIMEOUT:-600}
 QUIET_MAX_BUSY=${QUIET_MAX_BUSY:-25}
 HOOK_TOGGLES=${HOOK_TOGGLES:-200}
+HOOK_ROUNDS=${HOOK_ROUNDS:-4}
 HOOK_GAP_MS=${HOOK_GAP_MS:-40}
 HOOK_TRACE_TOGGLES=${HOOK_TRACE_TOGGLES:-100}
 HOOK_BATCH_ROUTES=${HOOK_BATCH_ROUTES:-100000}
@@ -116,21 +117,29 @@ run python3 bench/library.py --ns "$PREFIX-lib" --peer-ns "$PREFIX-lib-p" --link
 delete_ns "$PREFIX-lib"
 delete_ns "$PREFIX-lib-p"
 
-echo "== hook start: $HOOK_TOGGLES carrier + $HOOK_TOGGLES admin toggles, ${HOOK_GAP_MS} ms apart, per hook runner" >&2
+ROUND_TOGGLES=$(((HOOK_TOGGLES + HOOK_ROUNDS - 1) / HOOK_ROUNDS))
+ROUND_BATCHES=$(((HOOK_BATCHES + HOOK_ROUNDS - 1) / HOOK_ROUNDS))
+echo "== hook start: $HOOK_ROUNDS rounds of $ROUND_TOGGLES carrier + $ROUND_TOGGLES admin toggles, ${HOOK_GAP_MS} ms apart, per hook runner" >&2
 quiet "the hook phase"
-# One runner at a time, each on fresh namespaces (same addresses and routes for all of them).
-for runner in ip netplug netpathd netpathd-link; do
-    ns="$PREFIX-hk-$runner"
-    new_ns "$ns"
-    new_ns "$ns-p"
-    add_veth "$ns" "$ns-p"
-    run python3 bench/hooks.py --listener "$runner" --ns "$ns" --peer-ns "$ns-p" --link npb0 --peer-link npb1 \
-        --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
-        --work "$RESULTS/hooks-$runner" --count "$HOOK_TOGGLES" --gap-ms "$HOOK_GAP_MS" --out "$RESULTS/hooks-$runner.json" \
-        --batch-routes "$HOOK_BATCH_ROUTES" --batches "$HOOK_BATCHES"
-    delete_ns "$ns"
-    delete_ns "$ns-p"
+# One runner at a time, each on fresh namespaces (same addresses and routes for all of them),
+# in interleaved rounds: a drift of the machine's speed falls on every runner alike
+# (bench/hookrounds.py pools the rounds and pairs each round's medians).
+HOOK_RUNNERS="ip netplug netpathd netpathd-link"
+for round in $(seq 1 "$HOOK_ROUNDS"); do
+    for runner in $HOOK_RUNNERS; do
+        ns="$PREFIX-hk-$runner"
+        new_ns "$ns"
+        new_ns "$ns-p"
+        add_veth "$ns" "$ns-p"
+        run python3 bench/hooks.py --listener "$runner" --ns "$ns" --peer-ns "$ns-p" --link npb0 --peer-link npb1 \
+            --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
+            --work "$RESULTS/hooks-$runner-r$round" --count "$ROUND_TOGGLES" --gap-ms "$HOOK_GAP_MS" \
+            --out "$RESULTS/hooks-$runner-r$round.json" --batch-routes "$HOOK_BATCH_ROUTES" --batches "$ROUND_BATCHES"
+        delete_ns "$ns"
+        delete_ns "$ns-p"
+    done
 done
+run python3 bench/hookrounds.py "$RESULTS" "$HOOK_ROUNDS" $HOOK_RUNNERS
 
 # The same runs split by kernel tracepoints (bench/hooktrace.py): where each runner's time goes
 # between the change and the hook's first line. Needs perf (Debian: linux-perf).
