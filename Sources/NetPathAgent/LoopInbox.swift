@@ -9,7 +9,10 @@ import Synchronization
 /// The loop takes one input at a time and everything else waits here, so what waits must not
 /// grow with the load:
 /// - **Kernel snapshots**: the engine's thread hands them in itself (``offer(_:)``, never
-///   blocking: no task relays them, so a change reaches the loop in one thread hop). At most
+///   blocking: no task relays them). When the loop is idle — waiting, nothing queued — the
+///   engine's thread takes the snapshot through the loop's step itself (``handleInline(_:)``), so
+///   a change is decided and its hooks spawned without any thread hop; otherwise it queues, and
+///   the loop takes it in turn. At most
 ///   ``snapshotLimit`` wait; past that the oldest waiting one is dropped. Each snapshot is the full
 ///   state and the loop diffs it against the last one it saw, so the final state of every
 ///   interface and policy always gets through; a loop that falls far behind only sees the
@@ -60,6 +63,11 @@ final class LoopInbox: Sendable {
         var merged = 0
         /// The most inputs ever queued at once (tests, diagnostics).
         var peak = 0
+        /// The loop's step, for snapshots offered while it is idle (``handleInline(_:)``).
+        var inline: (@Sendable (Input) -> Void)?
+        /// A snapshot is going through the loop's step on the engine's thread: the waiting loop
+        /// must not be handed anything until it is done (one step at a time).
+        var steppingInline = false
     }
 
     /// The most kernel snapshots that wait for the loop at once.
@@ -70,20 +78,58 @@ final class LoopInbox: Sendable {
         self.snapshotLimit = max(1, snapshotLimit)
     }
 
-    /// Queues a kernel snapshot; when ``snapshotLimit`` already wait, the oldest of them is
-    /// dropped (merged into the ones after it). Never blocks: the engine's thread calls it.
+    /// Lets ``offer(_:)`` run `step` on the offering thread (the engine's) for a snapshot that
+    /// arrives while the loop is idle: waiting in ``next()`` with nothing queued. The loop stays
+    /// suspended meanwhile, and inputs posted during the step queue behind it and go to the loop
+    /// after it, so steps never overlap and keep their order. `nil` stops it (the loop is
+    /// ending).
+    func handleInline(_ step: (@Sendable (Input) -> Void)?) {
+        state.withLock { $0.inline = step }
+    }
+
+    /// Queues a kernel snapshot, or steps it right here when the loop is idle
+    /// (``handleInline(_:)``); when ``snapshotLimit`` already wait, the oldest of them is dropped
+    /// (merged into the ones after it). Never blocks: the engine's thread calls it.
     func offer(_ snapshot: KernelSnapshot) {
-        let consumer = state.withLock { state -> CheckedContinuation<Input, Never>? in
+        enum Action {
+            case handOver(CheckedContinuation<Input, Never>)
+            case step(@Sendable (Input) -> Void)
+            case queued
+        }
+        let action = state.withLock { state -> Action in
+            if let step = state.inline, state.consumer != nil, state.queue.isEmpty, !state.steppingInline {
+                state.steppingInline = true
+                return .step(step)
+            }
             if state.snapshots >= snapshotLimit, let oldest = state.queue.firstIndex(where: \.isSnapshot) {
                 state.queue.remove(at: oldest)
                 state.snapshots -= 1
                 state.merged += 1
             }
-            let consumer = Self.enqueue(.update(snapshot), in: &state)
-            if consumer == nil { state.snapshots += 1 }
-            return consumer
+            guard let consumer = Self.enqueue(.update(snapshot), in: &state) else {
+                state.snapshots += 1
+                return .queued
+            }
+            return .handOver(consumer)
         }
-        consumer?.resume(returning: .update(snapshot))
+        switch action {
+        case .handOver(let consumer):
+            consumer.resume(returning: .update(snapshot))
+        case .step(let step):
+            step(.update(snapshot))
+            // What was posted during the step goes to the waiting loop now, first in first.
+            let handOver = state.withLock { state -> (CheckedContinuation<Input, Never>, Input)? in
+                state.steppingInline = false
+                guard let consumer = state.consumer, !state.queue.isEmpty else { return nil }
+                state.consumer = nil
+                let input = state.queue.removeFirst()
+                if input.isSnapshot { state.snapshots -= 1 }
+                return (consumer, input)
+            }
+            if let (consumer, input) = handOver { consumer.resume(returning: input) }
+        case .queued:
+            break
+        }
     }
 
     /// Queues `input`, merging it into one already waiting that asks the same (see the type's
@@ -120,6 +166,9 @@ final class LoopInbox: Sendable {
     /// Inputs waiting now.
     var depth: Int { state.withLock { $0.queue.count } }
 
+    /// Whether the loop waits in ``next()`` (tests).
+    var loopIsWaiting: Bool { state.withLock { $0.consumer != nil } }
+
     /// The most inputs that ever waited at once.
     var peakDepth: Int { state.withLock { $0.peak } }
 
@@ -127,9 +176,9 @@ final class LoopInbox: Sendable {
     var mergedSnapshots: Int { state.withLock { $0.merged } }
 
     /// Appends `input`, or hands it straight to the waiting loop (returned, to be resumed outside
-    /// the lock).
+    /// the lock) unless a step runs on the engine's thread.
     private static func enqueue(_ input: Input, in state: inout State) -> CheckedContinuation<Input, Never>? {
-        if let consumer = state.consumer {
+        if !state.steppingInline, let consumer = state.consumer {
             state.consumer = nil
             return consumer
         }

@@ -11,6 +11,11 @@ import NetPathPlugin
 /// The agent's single writer: takes inputs one at a time and carries out what the pure parts
 /// (``PathTracker``, `Settler`, `RuleMatcher`) decide.
 ///
+/// One at a time, on one of two threads: a kernel snapshot that finds the loop idle is stepped by
+/// the engine's thread itself, which so decides and spawns the change's hooks without a thread
+/// hop; everything else, and any snapshot that finds the loop busy, is stepped by the loop's task
+/// (``LoopInbox/handleInline(_:)`` keeps the two from overlapping, and in order).
+///
 /// It never awaits anything slow. Hooks and plugins run elsewhere (the dispatcher and the plugin
 /// runner only queue), and what must wait for them — `READY=1` after the startup events' hooks,
 /// a plugin's `start`, `reload` or `reopen` — runs in a task of its own whose end comes back
@@ -81,45 +86,67 @@ final class MainLoop {
     }
 
     func run() async {
+        // A snapshot that finds the loop idle is stepped on the engine's thread, which then spawns
+        // its hooks itself: no thread hop between the kernel's message and the fork (issue 14).
+        // The inbox hands this loop one input at a time, on whichever thread, never two at once.
+        let loop = Exclusive(self)
+        inbox.handleInline { input in loop.value.step(input) }
         defer {
+            inbox.handleInline(nil)
             timer?.cancel()
             connectivity.stop()
         }
         while true {
-            switch await inbox.next() {
-            case .update(let snapshot):
-                if lastSnapshot == nil {
-                    start(with: snapshot)
-                } else {
-                    apply(snapshot)
-                }
-            case .tick:
-                timerDeadline = nil
-                dispatch(settler.tick(at: .now))
-            case .targetsResolved:
-                reevaluate()
-            case .reload(let replies):
-                requestReload(replies)
-            case .startupSettled(let settled):
-                reportReady(settled: settled)
-            case .pluginsSettled:
-                pluginsSettled()
-            case .ended:
+            let input = await inbox.next()
+            if case .ended = input {
+                inbox.handleInline(nil)
                 await stop()
                 return
-            case .probeTick:
-                connectivity.tick()
-            case .probed(let index, let sequence, let result):
-                if connectivity.received(index, sequence: sequence, result: result, at: .now) {
-                    reevaluateConnectivity()
-                }
-            case .probeNow(let interface, let reply):
-                connectivity.probeNow(interface, reply: reply, at: .now)
             }
-            scheduleTick()
-            // After every input: what it changed may make a probe due (never awaited here).
-            connectivity.pump()
+            step(input)
         }
+    }
+
+    /// A loop the inbox serializes: sent to the engine's thread for ``LoopInbox/handleInline(_:)``.
+    private struct Exclusive: @unchecked Sendable {
+        let value: MainLoop
+        init(_ value: MainLoop) { self.value = value }
+    }
+
+    /// One input, and what follows every input.
+    private func step(_ input: LoopInbox.Input) {
+        switch input {
+        case .update(let snapshot):
+            if lastSnapshot == nil {
+                start(with: snapshot)
+            } else {
+                apply(snapshot)
+            }
+        case .tick:
+            timerDeadline = nil
+            dispatch(settler.tick(at: .now))
+        case .targetsResolved:
+            reevaluate()
+        case .reload(let replies):
+            requestReload(replies)
+        case .startupSettled(let settled):
+            reportReady(settled: settled)
+        case .pluginsSettled:
+            pluginsSettled()
+        case .ended:
+            break  // run() stops the loop: stopping awaits the hooks
+        case .probeTick:
+            connectivity.tick()
+        case .probed(let index, let sequence, let result):
+            if connectivity.received(index, sequence: sequence, result: result, at: .now) {
+                reevaluateConnectivity()
+            }
+        case .probeNow(let interface, let reply):
+            connectivity.probeNow(interface, reply: reply, at: .now)
+        }
+        scheduleTick()
+        // After every input: what it changed may make a probe due (never awaited here).
+        connectivity.pump()
     }
 
     // MARK: Startup

@@ -1,6 +1,8 @@
+import Foundation
 import NetPathControl
 import NetPathLinux
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import NetPathAgent
@@ -97,5 +99,83 @@ import Testing
         let loop = Task { Self.name(await inbox.next()) }
         inbox.post(.startupSettled(false))
         #expect(await loop.value == "startup false")
+    }
+
+    // MARK: Steps on the engine's thread
+
+    /// Runs `body` on a thread of its own, as the engine's thread offers; returns when it ends.
+    static func onAnotherThread(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                body()
+                done.resume()
+            }
+        }
+    }
+
+    @Test("a snapshot that finds the loop idle is stepped on the offering thread, and the loop keeps waiting")
+    func idleLoopIsSteppedInline() async throws {
+        let inbox = LoopInbox()
+        let stepped = Mutex<[(String, ObjectIdentifier)]>([])
+        inbox.handleInline { input in stepped.withLock { $0.append((Self.name(input), ObjectIdentifier(Thread.current))) } }
+        let loop = Task { Self.name(await inbox.next()) }
+        try await waitUntil("the loop waits for an input") { inbox.loopIsWaiting }
+        let offeringThread = Mutex<ObjectIdentifier?>(nil)
+        await Self.onAnotherThread {
+            offeringThread.withLock { $0 = ObjectIdentifier(Thread.current) }
+            inbox.offer(Self.snapshot(4))
+        }
+        #expect(stepped.withLock { $0.map(\.0) } == ["update 4"])
+        #expect(stepped.withLock { $0.first?.1 } == offeringThread.withLock { $0 }, "stepped on the offering thread")
+        #expect(inbox.loopIsWaiting, "the loop must not have been handed the stepped snapshot")
+        inbox.post(.startupSettled(true))
+        #expect(await loop.value == "startup true")
+    }
+
+    @Test("what is posted during a step on the engine's thread waits for the step, then reaches the loop in order")
+    func postsDuringAStepWait() async throws {
+        let inbox = LoopInbox()
+        let release = DispatchSemaphore(value: 0)
+        let inStep = DispatchSemaphore(value: 0)
+        inbox.handleInline { _ in
+            inStep.signal()
+            release.wait()
+        }
+        let received = Mutex<[String]>([])
+        let loop = Task {
+            for _ in 0..<3 { let name = Self.name(await inbox.next()); received.withLock { $0.append(name) } }
+        }
+        try await waitUntil("the loop waits for an input") { inbox.loopIsWaiting }
+        let engine = Task.detached { await Self.onAnotherThread { inbox.offer(Self.snapshot(1)) } }
+        await Self.onAnotherThread { inStep.wait() }
+        inbox.post(.tick)
+        inbox.post(.startupSettled(false))
+        // Queued, not handed to the loop: a step runs.
+        #expect(inbox.depth == 2)
+        #expect(received.withLock { $0 }.isEmpty)
+        release.signal()
+        await engine.value
+        // The loop now takes them in order, then a last snapshot (no more steps here).
+        inbox.handleInline(nil)
+        inbox.offer(Self.snapshot(2))
+        await loop.value
+        #expect(received.withLock { $0 } == ["tick", "startup false", "update 2"])
+    }
+
+    @Test("a snapshot that finds inputs waiting queues behind them; without a step, snapshots go to the loop")
+    func busyLoopQueues() async {
+        let inbox = LoopInbox()
+        let stepped = Mutex(0)
+        inbox.handleInline { _ in stepped.withLock { $0 += 1 } }
+        inbox.post(.tick)
+        inbox.offer(Self.snapshot(5))
+        #expect(stepped.withLock { $0 } == 0)
+        #expect(Self.name(await inbox.next()) == "tick")
+        #expect(Self.name(await inbox.next()) == "update 5")
+        inbox.handleInline(nil)
+        let loop = Task { Self.name(await inbox.next()) }
+        inbox.offer(Self.snapshot(6))
+        #expect(await loop.value == "update 6")
+        #expect(stepped.withLock { $0 } == 0)
     }
 }
