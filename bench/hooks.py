@@ -29,10 +29,12 @@ of the veth peer (carrier: the watched link's carrier follows), then of the watc
 """
 
 import argparse
+import atexit
 import datetime
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -221,13 +223,24 @@ def runner_arguments(description, listeners, count, count_help):
 
 
 def prepare_work(args):
-    """The work directory (0755, so the hook's directory passes netpathd's trust check), the
-    stamps file path, the hooks directory and the hook written into it."""
+    """The work directory, the stamps file path, the hooks directory and the hook written into it.
+
+    The hooks directory is /run/netpath-bench-PID/hooks.d, removed at exit: as many directories
+    from `/` as the default /etc/netpath/hooks.d, since netpathd checks every one of them before
+    each run (TrustedPath), and a hook in the checkout (/work/…/bench/out/results-…/…) would
+    charge it for a walk twice as deep as an installed agent's."""
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
     os.chmod(work, 0o755)
     stamps = os.path.join(work, "stamps")
-    hooks_dir = os.path.join(work, "hooks.d")
+    top = f"/run/netpath-bench-{os.getpid()}"
+    atexit.register(shutil.rmtree, top, True)
+    # run.sh stops a phase with SIGTERM: leave through sys.exit, so the directory is removed.
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
+    os.makedirs(top, exist_ok=True)
+    os.chmod(top, 0o755)
+    hooks_dir = os.path.join(top, "hooks.d")
     return work, stamps, hooks_dir, write_hook(hooks_dir, os.path.abspath(args.stamp), stamps)
 
 

@@ -484,7 +484,9 @@ def render(results, netpathctl):
                            "round's medians: the shared machine's speed drifts by a few hundred microseconds "
                            "within minutes, and interleaving lays that drift on every runner alike)")
         w(f"- **Hook start.** The same two-namespace veth set-up as the latency phase, fresh. One hook for all "
-          f"runners, `/bin/sh` script, root-owned 0755 in a 0755 directory: `exec bench/out/hookstamp STAMPS "
+          f"runners, `/bin/sh` script, root-owned 0755 in a 0755 directory as deep as the default "
+          f"/etc/netpath/hooks.d (/run/netpath-bench-PID/hooks.d: netpathd checks every directory from `/` "
+          f"before each run): `exec bench/out/hookstamp STAMPS "
           f"\"$@\"`, a small C helper (bench/hookstamp.c) that reads CLOCK_REALTIME first thing, appends "
           f"`ts_ns ARGS` to a file with one write() and drains stdin; so every figure includes one `sh` start and "
           f"one exec, the same for all. The runners take turns (never at once){rounds_text}, each on fresh namespaces "
