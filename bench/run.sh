@@ -125,18 +125,26 @@ quiet "the hook phase"
 # in interleaved rounds: a drift of the machine's speed falls on every runner alike
 # (bench/hookrounds.py pools the rounds and pairs each round's medians).
 HOOK_RUNNERS="ip netplug netpathd netpathd-link"
+# hook_runner SCRIPT NAMESPACE RUNNER ARGS...: bench/SCRIPT for one hook runner on a fresh veth
+# pair (NAMESPACE and NAMESPACE-p), deleted afterwards whatever the script did.
+hook_runner() {
+    local script="$1" ns="$2" runner="$3" status=0
+    shift 3
+    new_ns "$ns"
+    new_ns "$ns-p"
+    add_veth "$ns" "$ns-p"
+    run python3 "bench/$script" --listener "$runner" --ns "$ns" --peer-ns "$ns-p" --link npb0 --peer-link npb1 \
+        --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
+        --gap-ms "$HOOK_GAP_MS" "$@" || status=$?
+    delete_ns "$ns"
+    delete_ns "$ns-p"
+    return "$status"
+}
 for round in $(seq 1 "$HOOK_ROUNDS"); do
     for runner in $HOOK_RUNNERS; do
-        ns="$PREFIX-hk-$runner"
-        new_ns "$ns"
-        new_ns "$ns-p"
-        add_veth "$ns" "$ns-p"
-        run python3 bench/hooks.py --listener "$runner" --ns "$ns" --peer-ns "$ns-p" --link npb0 --peer-link npb1 \
-            --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
-            --work "$RESULTS/hooks-$runner-r$round" --count "$ROUND_TOGGLES" --gap-ms "$HOOK_GAP_MS" \
-            --out "$RESULTS/hooks-$runner-r$round.json" --batch-routes "$HOOK_BATCH_ROUTES" --batches "$ROUND_BATCHES"
-        delete_ns "$ns"
-        delete_ns "$ns-p"
+        hook_runner hooks.py "$PREFIX-hk-$runner" "$runner" --work "$RESULTS/hooks-$runner-r$round" \
+            --count "$ROUND_TOGGLES" --out "$RESULTS/hooks-$runner-r$round.json" \
+            --batch-routes "$HOOK_BATCH_ROUTES" --batches "$ROUND_BATCHES"
     done
 done
 run python3 bench/hookrounds.py "$RESULTS" "$HOOK_ROUNDS" $HOOK_RUNNERS
@@ -152,17 +160,9 @@ if command -v perf >/dev/null; then
     echo "== hook start, traced: $HOOK_TRACE_TOGGLES carrier toggles per runner (perf tracepoints)" >&2
     quiet "the traced hook phase"
     for runner in netplug netpathd-link; do
-        ns="$PREFIX-ht-$runner"
-        new_ns "$ns"
-        new_ns "$ns-p"
-        add_veth "$ns" "$ns-p"
-        run python3 bench/hooktrace.py --listener "$runner" --ns "$ns" --peer-ns "$ns-p" --link npb0 --peer-link npb1 \
-            --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
-            --work "$RESULTS/hooktrace-$runner" --count "$HOOK_TRACE_TOGGLES" --gap-ms "$HOOK_GAP_MS" \
-            --out "$RESULTS/hooktrace-$runner.json" ||
+        hook_runner hooktrace.py "$PREFIX-ht-$runner" "$runner" --work "$RESULTS/hooktrace-$runner" \
+            --count "$HOOK_TRACE_TOGGLES" --out "$RESULTS/hooktrace-$runner.json" ||
             echo "== hook start, traced: $runner failed (perf cannot trace here?); the table is left out" >&2
-        delete_ns "$ns"
-        delete_ns "$ns-p"
     done
 else
     echo "== hook start, traced: skipped (no perf)" >&2
