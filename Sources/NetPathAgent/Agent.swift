@@ -172,7 +172,8 @@ package final class Agent: Service, Sendable {
 
         // The engine's start waits for the initial dump: seconds with a million routes. Its own
         // thread waits, not one of the cooperative pool's. From then on the engine's thread hands
-        // each snapshot to the loop's inbox itself: one thread hop from the kernel to the loop.
+        // each snapshot to the loop's inbox itself, and steps the loop with it when the loop is
+        // idle (LoopInbox.handleInline): no thread hop from the kernel to the hook's spawn.
         do {
             let delivery = SnapshotDelivery(
                 deliver: { [inbox] snapshot in inbox.offer(snapshot) },

@@ -43,7 +43,8 @@ package struct HookInput: Hashable, Sendable {
 package final class EventLine: Hashable, Sendable {
     /// The event encoded.
     package let event: Event
-    private let encoded = Mutex<[UInt8]?>(nil)
+    /// The line, or why it cannot be encoded: either is found once per event.
+    private let encoded = Mutex<Result<[UInt8], any Error>?>(nil)
 
     package init(_ event: Event) {
         self.event = event
@@ -53,12 +54,12 @@ package final class EventLine: Hashable, Sendable {
     ///
     /// - Throws: If the event cannot be encoded as JSON.
     package func bytes() throws -> [UInt8] {
-        if let bytes = encoded.withLock({ $0 }) { return bytes }
+        if let known = encoded.withLock({ $0 }) { return try known.get() }
         // Encoded outside the lock: two hooks of one event never run at once (they run one
         // after another), so at worst a racing caller encodes the same line twice.
-        let bytes = try JSONCoding.lineBytes(event) + [UInt8(ascii: "\n")]
-        encoded.withLock { $0 = bytes }
-        return bytes
+        let result = Result { try JSONCoding.lineBytes(event) + [UInt8(ascii: "\n")] }
+        encoded.withLock { $0 = result }
+        return try result.get()
     }
 
     package static func == (lhs: EventLine, rhs: EventLine) -> Bool { lhs.event == rhs.event }

@@ -114,10 +114,11 @@ package struct HookRunner: Sendable {
             do {
                 input.feed(try invocation.standardInput.bytes())
             } catch {
-                // An event with a non-finite number: the hook must not act on an empty stdin.
+                // An event with a non-finite number: the hook must not act on an empty stdin, so
+                // it is killed before its stdin is closed (it cannot read end of file first).
                 unencodable = error
-                input.abandon()
                 group.signal(SIGKILL)
+                input.abandon()
             }
             let logger = self.logger
             let limits = options.output

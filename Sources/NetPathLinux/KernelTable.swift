@@ -24,9 +24,7 @@ package struct KernelTable: Sendable, Equatable {
     /// The keys of default routes, kept apart so a snapshot never scans the whole table.
     package private(set) var defaultRouteKeys: Set<RouteRecord.Key> = []
     /// The routing rules of both families.
-    package private(set) var rules: Set<RuleRecord> = [] {
-        didSet { reachable = [Self.reachableTables(.ipv4, among: rules), Self.reachableTables(.ipv6, among: rules)] }
-    }
+    package private(set) var rules: Set<RuleRecord> = []
     /// ``reachableTables(_:)`` of IPv4 and IPv6, computed when the rules change, not at every
     /// snapshot.
     private var reachable = [Self.reachableTables(.ipv4, among: []), Self.reachableTables(.ipv6, among: [])]
@@ -120,13 +118,20 @@ package struct KernelTable: Sendable, Equatable {
             return true
         case .newRule(let rule):
             guard rules.insert(rule).inserted else { return false }
-            probeGeneration &+= 1
+            rulesChanged()
             return true
         case .deleteRule(let rule):
             guard rules.remove(rule) != nil else { return false }
-            probeGeneration &+= 1
+            rulesChanged()
             return true
         }
+    }
+
+    /// After a rule came or went: the reachable tables follow, and the route to the internet
+    /// may have moved.
+    private mutating func rulesChanged() {
+        reachable = [Self.reachableTables(.ipv4, among: rules), Self.reachableTables(.ipv6, among: rules)]
+        probeGeneration &+= 1
     }
 
     /// The number of routes held: default routes and routes covering a probe.

@@ -109,7 +109,8 @@ public final class NetlinkEngine: Sendable {
     /// `delivery` itself; waits until the initial dump is loaded.
     ///
     /// For a consumer that keeps its own bounded mailbox (the agent's main loop): no task sits
-    /// between the engine and it, so a change reaches it in one thread hop.
+    /// between the engine and it, so a change reaches it in at most one thread hop (none when
+    /// `delivery` handles the snapshot right there, as the agent's idle loop does).
     /// - Throws: ``NetlinkError`` when the namespace, the sockets or the first dump fail.
     package func start(delivering delivery: SnapshotDelivery) throws(NetlinkError) {
         let wakeFD = np_eventfd_nonblocking()

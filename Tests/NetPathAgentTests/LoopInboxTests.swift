@@ -139,7 +139,8 @@ import Testing
         let inStep = DispatchSemaphore(value: 0)
         inbox.handleInline { _ in
             inStep.signal()
-            release.wait()
+            // Bounded: a regression fails the expectations below instead of hanging the suite.
+            _ = release.wait(timeout: .now() + 10)
         }
         let received = Mutex<[String]>([])
         let loop = Task {
@@ -147,7 +148,9 @@ import Testing
         }
         try await waitUntil("the loop waits for an input") { inbox.loopIsWaiting }
         let engine = Task.detached { await Self.onAnotherThread { inbox.offer(Self.snapshot(1)) } }
-        await Self.onAnotherThread { inStep.wait() }
+        let stepping = Mutex(false)
+        await Self.onAnotherThread { stepping.withLock { $0 = inStep.wait(timeout: .now() + 10) == .success } }
+        try #require(stepping.withLock { $0 }, "the snapshot was not stepped on the offering thread")
         inbox.post(.tick)
         inbox.post(.startupSettled(false))
         // Queued, not handed to the loop: a step runs.

@@ -41,28 +41,31 @@ extension HookRunnerTests {
         }
     }
 
-    @Test("a hook that does not read its large stdin, or stops reading, still ends its run as it exits")
+    @Test("a hook that does not read its large stdin, or closes it part-way, still ends its run as it exits")
     func unreadInput() async throws {
         try await TemporaryDirectory.with { dir in
+            // Exits with stdin unread; closes it unread (the writer then meets EPIPE while the
+            // hook still runs); reads a little, then closes it.
             try dir.hook("10-ignore", "sleep 0.2; exit 4")
-            try dir.hook("20-partial", "head -c 1000 >/dev/null; sleep 0.2; exit 5")
+            try dir.hook("20-close", "exec 0<&-; sleep 0.2; exit 5")
+            try dir.hook("30-partial", "head -c 1000 >/dev/null; exec 0<&-; sleep 0.2; exit 6")
             let event = Self.largeEvent(addresses: 8_000)
-            let ignored = try await Self.run("10-ignore", in: dir, event: event)
-            #expect(ignored.termination == .exited(4))
-            let partial = try await Self.run("20-partial", in: dir, event: event)
-            #expect(partial.termination == .exited(5))
-            // The timeout is 10 s: a runner blocked on the write would have run into it.
-            #expect(!ignored.timedOut && !partial.timedOut)
+            for (name, status) in [("10-ignore", Int32(4)), ("20-close", 5), ("30-partial", 6)] {
+                let result = try await Self.run(name, in: dir, event: event)
+                #expect(result.termination == .exited(status), "\(name): \(result)")
+                #expect(!result.timedOut, "\(name) ran into its timeout")
+            }
         }
     }
 
     @Test("an event that cannot be encoded ends the hook before it acts, and the run says why")
     func unencodable() async throws {
         try await TemporaryDirectory.with { dir in
-            try dir.hook("10-late", "sleep 1; touch \(dir.path("acted"))")
+            // Acts as soon as its stdin ends: the agent must kill it before it can see that.
+            try dir.hook("10-eof", "read -r line || touch \(dir.path("acted")); sleep 1; touch \(dir.path("acted"))")
             var event = Events.interface(.up, "eth0")
             event.interfaceState?.loss = .nan  // JSON has no NaN
-            let result = try await Self.run("10-late", in: dir, event: event)
+            let result = try await Self.run("10-eof", in: dir, event: event)
             guard case .failedToStart(let reason) = result.termination else {
                 Issue.record("expected failedToStart, got \(result)")
                 return
