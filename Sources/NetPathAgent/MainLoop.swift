@@ -12,10 +12,9 @@ import NetPathPlugin
 /// (``PathTracker``, `Settler`, `RuleMatcher`) decide.
 ///
 /// One at a time, on one of two threads: a kernel snapshot that finds the loop idle is stepped by
-/// the engine's thread itself (unless that thread follows another network namespace), which so
-/// decides and spawns the change's hooks without a thread hop; everything else, and any snapshot
-/// that finds the loop busy, is stepped by the loop's task (``LoopInbox/handleInline(_:)`` keeps
-/// the two from overlapping, and in order).
+/// the engine's thread itself, which so decides and spawns the change's hooks without a thread
+/// hop; everything else, and any snapshot that finds the loop busy, is stepped by the loop's task
+/// (``LoopInbox/handleInline(_:)`` keeps the two from overlapping, and in order).
 ///
 /// It never awaits anything slow. Hooks and plugins run elsewhere (the dispatcher and the plugin
 /// runner only queue), and what must wait for them — `READY=1` after the startup events' hooks,
@@ -90,13 +89,10 @@ final class MainLoop {
         // A snapshot that finds the loop idle is stepped on the engine's thread, which then spawns
         // its hooks itself: no thread hop between the kernel's message and the fork (issue 14).
         // The inbox hands this loop one input at a time, on whichever thread, never two at once.
-        // Not when the engine follows another network namespace (`--namespace`): its thread has
-        // entered that namespace, and hooks, their waiting threads and the notify socket belong
-        // in the agent's own.
-        if agent.options.namespace == nil {
-            let loop = Exclusive(self)
-            inbox.handleInline { input in loop.value.step(input) }
-        }
+        // (With `--namespace` too: the engine's thread stays in the agent's namespace, and only
+        // its sockets are opened in the followed one.)
+        let loop = Exclusive(self)
+        inbox.handleInline { input in loop.value.step(input) }
         defer {
             inbox.handleInline(nil)
             timer?.cancel()

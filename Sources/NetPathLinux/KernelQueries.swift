@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// The engine thread dumps and asks for its route to the internet; callers' threads ask for
 /// targets. One lock serialises them: a question waits for a dump in progress (a resync), never
-/// the other way round for long. Opened on the engine thread, so the socket lives in the
-/// engine's network namespace; following the kernel costs two netlink sockets, not three.
+/// the other way round for long. Opened with the engine's event socket, in the namespace the
+/// engine follows; following the kernel costs two netlink sockets, not three.
 final class KernelQueries: Sendable {
     /// One target question: an address, asked through these interfaces.
     private struct Question: Hashable {

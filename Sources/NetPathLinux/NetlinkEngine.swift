@@ -206,13 +206,25 @@ public final class NetlinkEngine: Sendable {
         // reaches them (a storm touches the first page of each: 64 KiB).
         let buffer = ReceiveBuffer(size: 16 * NetlinkSocket.slotSize)
         do {
-            if let namespace = options.namespace { try NetworkNamespaceEntry.enter(namespace) }
-            events = try NetlinkSocket()
+            let sockets: (events: NetlinkSocket, queries: KernelQueries)
+            if let namespace = options.namespace {
+                // A socket stays in the namespace it was opened in, so both are opened by a thread
+                // of their own that enters the followed namespace and ends. This thread stays in
+                // the caller's: every thread it starts inherits its namespace (Dispatch starts
+                // workers from the thread that wakes a task), and the agent's hooks, its waiting
+                // threads and its notify socket belong in the agent's own namespace.
+                sockets = try OSThread.run(in: namespace) { () throws(NetlinkError) in
+                    (try NetlinkSocket(), KernelQueries(socket: try NetlinkSocket()))
+                }
+            } else {
+                sockets = (try NetlinkSocket(), KernelQueries(socket: try NetlinkSocket()))
+            }
+            events = sockets.events
             let effective = events.setReceiveBuffer(options.receiveBufferSize)
             logger.debug("netlink receive buffer", metadata: ["bytes": "\(effective)"])
             try events.subscribe()
-            // Opened here so that it is in the engine's namespace; also used from callers' threads.
-            queries = KernelQueries(socket: try NetlinkSocket())
+            // Also used from callers' threads (target questions).
+            queries = sockets.queries
             self.queries.withLock { $0 = queries }
             let (table, skipped) = try queries.dumpAll()
             shared.withLock {
