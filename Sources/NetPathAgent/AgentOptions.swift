@@ -14,7 +14,9 @@ package struct AgentOptions: Sendable {
     package var sysfsRoot: String
     /// Where DNS servers come from.
     package var resolvConfPath: String
-    /// Follow this named network namespace instead of the agent's own (tests, containers).
+    /// Follow this named network namespace instead of the agent's own (tests, containers): only
+    /// the engine's netlink sockets are opened there; hooks and the control socket stay in the
+    /// agent's namespace.
     package var namespace: String?
     /// The process environment: `NOTIFY_SOCKET`, `WATCHDOG_USEC`, `WATCHDOG_PID`.
     package var environment: [String: String]

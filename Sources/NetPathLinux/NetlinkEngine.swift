@@ -192,7 +192,21 @@ public final class NetlinkEngine: Sendable {
         }
     }
 
+    /// Engine threads running now that follow `namespace` (`nil`: the caller's own), counted
+    /// from the first instruction of a thread to its last, after its sockets are closed: what
+    /// tests check to see that a stopped engine leaves nothing behind. (The thread itself stays in
+    /// the caller's namespace, so `/proc` cannot tell which namespace it serves.)
+    package static func threads(following namespace: String?) -> Int {
+        runningThreads.withLock { $0[namespace ?? ""] ?? 0 }
+    }
+
+    private static let runningThreads = Mutex<[String: Int]>([:])
+
     private func run(_ context: ThreadContext) {
+        let key = options.namespace ?? ""
+        Self.runningThreads.withLock { $0[key, default: 0] += 1 }
+        // Declared first, so it runs last: once the sockets are gone.
+        defer { Self.runningThreads.withLock { $0[key] = ($0[key] ?? 1) > 1 ? $0[key]! - 1 : nil } }
         let logger = options.logger
         defer {
             shared.withLock { $0.running = false }

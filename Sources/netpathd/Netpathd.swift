@@ -57,7 +57,7 @@ struct Netpathd: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Follow this named network namespace (/run/netns/NAME) instead of our own.",
+            "Follow the links, addresses and routes of this named network namespace (/run/netns/NAME) instead of our own; hooks and the control socket stay in ours.",
             valueName: "NAME"
         )
     )

@@ -1,12 +1,14 @@
 import Foundation
+import NetPathLinux
 import TestSupport
 
-/// What this test process holds inside one network namespace: the threads that entered it and
-/// the netlink sockets opened there. A kernel path source in a namespace runs exactly one thread
-/// there and opens exactly two netlink sockets there, so these counts are exact even while
-/// other tests (in other namespaces) start and stop engines of their own.
+/// What this test process holds for one network namespace: the engine threads that follow it
+/// and the netlink sockets opened there. A kernel path source in a namespace runs exactly one
+/// engine thread for it and opens exactly two netlink sockets there, so these counts are exact
+/// even while other tests (in other namespaces) start and stop engines of their own.
 struct NamespaceResources: Equatable, CustomStringConvertible {
-    /// Entries of `/proc/self/task` whose network namespace is the test's.
+    /// Engine threads following the test's namespace (``NetlinkEngine/threads(following:)``: the
+    /// threads themselves stay in the process's own namespace, so `/proc` cannot count them).
     var threads: Int
     /// Entries of `/proc/self/fd` that are netlink sockets of the test's namespace.
     var netlinkSockets: Int
@@ -21,13 +23,8 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
         guard stat("/run/netns/\(namespace.name)", &info) == 0 else {
             throw TestFailure("no /run/netns/\(namespace.name)")
         }
-        let link = "net:[\(info.st_ino)]"
         let manager = FileManager.default
-
-        let tasks = try manager.contentsOfDirectory(atPath: "/proc/self/task")
-        let threads = tasks.filter {
-            (try? manager.destinationOfSymbolicLink(atPath: "/proc/self/task/\($0)/ns/net")) == link
-        }.count
+        let threads = NetlinkEngine.threads(following: namespace.name)
 
         // /proc/net/netlink read from inside the namespace lists that namespace's netlink sockets.
         let table = try Command.check(["ip", "netns", "exec", namespace.name, "cat", "/proc/net/netlink"])
@@ -39,6 +36,21 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
             .filter { $0.hasPrefix("socket:[") && inodes.contains(String($0.dropFirst(8).dropLast())) }
             .count
         return NamespaceResources(threads: threads, netlinkSockets: sockets)
+    }
+
+    /// Threads of this process that are inside `namespace` (`/proc/self/task/*/ns/net`): none
+    /// should be, since an engine opens its sockets there from a thread that then ends, and any
+    /// thread inside would pass the namespace on to every thread it starts.
+    static func threadsInside(_ namespace: NetworkNamespace) throws -> Int {
+        var info = stat()
+        guard stat("/run/netns/\(namespace.name)", &info) == 0 else {
+            throw TestFailure("no /run/netns/\(namespace.name)")
+        }
+        let link = "net:[\(info.st_ino)]"
+        let manager = FileManager.default
+        return try manager.contentsOfDirectory(atPath: "/proc/self/task").filter {
+            (try? manager.destinationOfSymbolicLink(atPath: "/proc/self/task/\($0)/ns/net")) == link
+        }.count
     }
 
     /// Polls (every 20 ms) until the namespace's resources equal `expected`, or fails at the deadline.
