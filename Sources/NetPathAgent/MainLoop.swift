@@ -101,7 +101,7 @@ final class MainLoop {
         while true {
             let input = await inbox.next()
             if case .ended = input {
-                inbox.handleInline(nil)
+                // The engine has stopped: no more steps on its thread (the defer lets go of them).
                 await stop()
                 return
             }

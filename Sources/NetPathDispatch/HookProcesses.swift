@@ -32,14 +32,22 @@ final class HookProcesses: Sendable, CustomStringConvertible {
 
     /// The hook was spawned as leader `pid` of its own group (pgid = pid).
     func started(_ pid: pid_t) {
-        // Read now, while the hook (at worst a zombie) is still there to be read.
-        let start = ProcessStat.read(pid)?.startTicks
         let lateTimeout = state.withLock { state in
             state.leader = pid
-            state.leaderStart = start
             return state.timedOut
         }
         if lateTimeout { signal(SIGTERM) }
+    }
+
+    /// Reads the hook's start time, which tells what it started in the agent's cgroup
+    /// (``leftovers()``): only where there is such a cgroup, and before the hook is reaped (at
+    /// worst a zombie, it is still there to be read). The thread that waits for the hook calls
+    /// it, not the one that spawned it (the engine's, when it decided the change).
+    func recordStart() {
+        guard case .available = cgroup.availability else { return }
+        let leader = state.withLock { $0.leader }
+        guard leader > 0, let start = ProcessStat.read(leader)?.startTicks else { return }
+        state.withLock { $0.leaderStart = start }
     }
 
     /// The timeout passed: SIGTERM to the group (now, or as soon as it exists).

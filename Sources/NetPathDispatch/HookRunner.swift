@@ -109,16 +109,21 @@ package struct HookRunner: Sendable {
                 throw error
             }
             group.started(child.pid)
-            // The hook's stdin is encoded and written now, while it execs (HookInput says why).
-            var unencodable: (any Error)?
-            do {
-                input.feed(try invocation.standardInput.bytes())
-            } catch {
-                // An event with a non-finite number: the hook must not act on an empty stdin, so
-                // it is killed before its stdin is closed (it cannot read end of file first).
-                unencodable = error
-                group.signal(SIGKILL)
-                input.abandon()
+            // The hook's stdin is encoded and written by the waiting thread, while the hook execs
+            // (HookInput says why).
+            let unencodable = Mutex<(any Error)?>(nil)
+            let standardInput = invocation.standardInput
+            let prepare = { @Sendable () -> [UInt8]? in
+                group.recordStart()
+                do {
+                    return try standardInput.bytes()
+                } catch {
+                    // An event with a non-finite number: the hook must not act on an empty stdin,
+                    // so it is killed before its stdin is closed (it cannot read end of file first).
+                    unencodable.withLock { $0 = error }
+                    group.signal(SIGKILL)
+                    return nil
+                }
             }
             let logger = self.logger
             let limits = options.output
@@ -147,7 +152,7 @@ package struct HookRunner: Sendable {
             // (the dispatcher's shutdown lets running hooks end within their timeouts).
             let watchdog = Task { await self.watchdog(group, hook: hookName, timeout: invocation.timeout) }
             defer { watchdog.cancel() }
-            let ended = await child.wait(input: input) { stream, bytes in
+            let ended = await child.wait(input: input, prepare: prepare) { stream, bytes in
                 streams.withLock { splitters in
                     switch stream {
                     case .standardOutput: splitters.out.consume(bytes, emit: emitter(stream))
@@ -165,7 +170,7 @@ package struct HookRunner: Sendable {
                 splitters.out.finish(emit: emitter(.standardOutput))
                 splitters.err.finish(emit: emitter(.standardError))
             }
-            if let unencodable {
+            if let unencodable = unencodable.withLock({ $0 }) {
                 termination = .failedToStart("cannot encode the event as JSON for stdin: \(unencodable)")
             } else {
                 termination = ended

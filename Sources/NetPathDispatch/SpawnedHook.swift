@@ -82,10 +82,15 @@ struct SpawnedHook: Sendable {
         return SpawnedHook(pid: pid, pidfd: pidfd, standardOutput: output.read, standardError: error.read)
     }
 
-    /// Calls `output` with the hook's output as it comes, until the hook exits, and writes what
-    /// is left of `input` as the hook reads it; then reads what it wrote before exiting (not what
-    /// anything it left behind writes after), reaps it, and returns how it ended. Every
-    /// descriptor of the run, `input`'s write end too, is closed on return.
+    /// Calls `prepare` first, then `output` with the hook's output as it comes, until the hook
+    /// exits, and writes the bytes `prepare` returned to `input` as the hook reads them (none,
+    /// and end of file, for `nil`); then reads what it wrote before exiting (not what anything it
+    /// left behind writes after), reaps it, and returns how it ended. Every descriptor of the
+    /// run, `input`'s write end too, is closed on return.
+    ///
+    /// `prepare` runs on the waiting thread, before the hook can be reaped: what the run needs
+    /// of the live hook, and its stdin's encoding, are done there and not on the thread that
+    /// spawned it (the engine's, when it decided the change).
     ///
     /// The waiting is a `poll` on the pidfd and both pipes, on a thread of its own that ends
     /// with the run: not on Swift's cooperative pool, which it would block. (Dispatch read sources
@@ -93,17 +98,20 @@ struct SpawnedHook: Sendable {
     /// hundred runs in a row: AgentStormTests.)
     func wait(
         input: StandardInputPipe,
+        prepare: @escaping @Sendable () -> [UInt8]?,
         output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void
     ) async -> HookResult.Termination {
-        await OSThread.run { self.waitBlocking(input: input, output: output) }
+        await OSThread.run { self.waitBlocking(input: input, prepare: prepare, output: output) }
     }
 
     private func waitBlocking(
         input: StandardInputPipe,
+        prepare: () -> [UInt8]?,
         output: (Stream, UnsafeRawBufferPointer) -> Void
     ) -> HookResult.Termination {
         var input = input
         defer { input.abandon() }
+        if let bytes = prepare() { input.feed(bytes) } else { input.abandon() }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         let streams: [Stream] = [.standardOutput, .standardError]
         var descriptors = [

@@ -206,7 +206,12 @@ public final class NetlinkEngine: Sendable {
         let key = options.namespace ?? ""
         Self.runningThreads.withLock { $0[key, default: 0] += 1 }
         // Declared first, so it runs last: once the sockets are gone.
-        defer { Self.runningThreads.withLock { $0[key] = ($0[key] ?? 1) > 1 ? $0[key]! - 1 : nil } }
+        defer {
+            Self.runningThreads.withLock { threads in
+                threads[key, default: 1] -= 1
+                if threads[key] == 0 { threads[key] = nil }
+            }
+        }
         let logger = options.logger
         defer {
             shared.withLock { $0.running = false }
