@@ -6,7 +6,7 @@ import Synchronization
 #endif
 
 /// What one hook run started: the hook's process group and, where the agent has a cgroup of
-/// its own (``AgentCgroup``), whatever left that group. Shared by the run and its watchdog.
+/// its own (``AgentCgroup``), whatever left that group. Shared by the run and the thread that waits for the hook.
 final class HookProcesses: Sendable, CustomStringConvertible {
     private struct State {
         var leader: pid_t = 0
@@ -78,17 +78,20 @@ final class HookProcesses: Sendable, CustomStringConvertible {
         return kill(-leader, 0) == 0 ? [-leader] : []
     }
 
-    /// The hook has exited: what it left running gets `grace` to end by itself, then SIGKILL
-    /// (at once after a timeout). Returns when nothing is left, or after a bounded wait for
-    /// processes that do not die (stuck in the kernel).
-    func finish(grace: Duration) async {
-        var left = leftovers()
+    /// The hook has exited: what it left running (`left`, from ``leftovers()``) gets `grace`
+    /// to end by itself, then SIGKILL (at once after a timeout). Returns when nothing is left,
+    /// or after a bounded wait for processes that do not die (stuck in the kernel).
+    ///
+    /// Blocks: the runner calls it on a thread of its own, where no task's cancellation can cut
+    /// the grace short (the dispatcher's shutdown lets running hooks end as they would).
+    func finish(leftovers left: [pid_t], grace: Duration) {
+        var left = left
         guard !left.isEmpty else { return }
         if !timedOut {
             let deadline = ContinuousClock.now + grace
             var pause = Duration.milliseconds(5)
             while !left.isEmpty, ContinuousClock.now < deadline {
-                try? await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
+                Self.sleep(min(pause, deadline - ContinuousClock.now))
                 pause = min(pause * 2, .milliseconds(100))
                 left = leftovers()
             }
@@ -107,7 +110,7 @@ final class HookProcesses: Sendable, CustomStringConvertible {
         let deadline = ContinuousClock.now + .seconds(2)
         while !left.isEmpty, ContinuousClock.now < deadline {
             for pid in left { kill(pid, SIGKILL) }
-            try? await Task.sleep(for: .milliseconds(1))
+            Self.sleep(.milliseconds(1))
             left = leftovers()
         }
         if !left.isEmpty {
@@ -116,5 +119,12 @@ final class HookProcesses: Sendable, CustomStringConvertible {
                 metadata: ["hook": .string(hook)]
             )
         }
+    }
+
+    private static func sleep(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(max(0, seconds)), tv_nsec: Int(max(0, attoseconds) / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 }

@@ -1,5 +1,6 @@
 import CLinux
 import Logging
+import NetPathCore
 import Synchronization
 import SystemPackage
 
@@ -148,11 +149,22 @@ package struct HookRunner: Sendable {
                     }
                 }
             }
-            // Unstructured: a run keeps its timeout even when the calling task is cancelled
-            // (the dispatcher's shutdown lets running hooks end within their timeouts).
-            let watchdog = Task { await self.watchdog(group, hook: hookName, timeout: invocation.timeout) }
-            defer { watchdog.cancel() }
-            let ended = await child.wait(input: input, prepare: prepare) { stream, bytes in
+            // Kept by the waiting thread, whatever happens to the calling task: the dispatcher's
+            // shutdown lets running hooks end within their timeouts.
+            let timeout = invocation.timeout
+            let deadline = SpawnedHook.Deadline(
+                timeout: timeout,
+                grace: options.terminationGrace,
+                expire: {
+                    group.timeOut()
+                    logger.warning(
+                        "\(hookName): timed out after \(timeout), sending SIGTERM to \(group)",
+                        metadata: ["hook": .string(hookName)]
+                    )
+                },
+                kill: { group.signal(SIGKILL) }
+            )
+            let ended = await child.wait(input: input, deadline: deadline, prepare: prepare) { stream, bytes in
                 streams.withLock { splitters in
                     switch stream {
                     case .standardOutput: splitters.out.consume(bytes, emit: emitter(stream))
@@ -178,8 +190,13 @@ package struct HookRunner: Sendable {
         } catch {
             termination = .failedToStart(String(describing: error))
         }
-        // What the hook left running gets the linger grace (none after a timeout), then dies.
-        await group.finish(grace: options.lingerGrace)
+        // What the hook left running gets the linger grace (none after a timeout), then dies;
+        // waited for on a thread, so that cancelling the caller cannot cut the grace short.
+        let left = group.leftovers()
+        if !left.isEmpty {
+            let grace = options.lingerGrace
+            await OSThread.run { group.finish(leftovers: left, grace: grace) }
+        }
 
         let hookResult = HookResult(
             hook: invocation.hook,
@@ -196,19 +213,6 @@ package struct HookRunner: Sendable {
             )
         }
         return hookResult
-    }
-
-    /// Sleeps until the timeout, then signals the group: SIGTERM, and SIGKILL after the grace.
-    /// Cancelled when the run ends first.
-    private func watchdog(_ group: HookProcesses, hook: String, timeout: Duration) async {
-        do { try await Task.sleep(for: timeout) } catch { return }
-        group.timeOut()
-        logger.warning(
-            "\(hook): timed out after \(timeout), sending SIGTERM to \(group)",
-            metadata: ["hook": .string(hook)]
-        )
-        do { try await Task.sleep(for: options.terminationGrace) } catch { return }
-        group.signal(SIGKILL)
     }
 }
 

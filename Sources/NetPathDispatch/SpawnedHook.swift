@@ -96,21 +96,44 @@ struct SpawnedHook: Sendable {
     /// with the run: not on Swift's cooperative pool, which it would block. (Dispatch read sources
     /// on the three descriptors, tried first, crashed libdispatch's Linux event loop under a few
     /// hundred runs in a row: AgentStormTests.)
+    ///
+    /// The same `poll` keeps the `deadline` (``Deadline``): no watchdog task per run, whose
+    /// creation, wake-up of a pool thread and cancellation cost the agent ~35 µs of CPU per hook
+    /// while the hook was starting on the other core (bench/profile: `perf`, BENCHMARKS.md).
     func wait(
         input: StandardInputPipe,
+        deadline: Deadline,
         prepare: @escaping @Sendable () -> [UInt8]?,
         output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void
     ) async -> HookResult.Termination {
-        await OSThread.run { self.waitBlocking(input: input, prepare: prepare, output: output) }
+        await OSThread.run {
+            self.waitBlocking(input: input, deadline: deadline, prepare: prepare, output: output)
+        }
+    }
+
+    /// When a run has taken too long, and what then happens.
+    struct Deadline: Sendable {
+        /// How long the hook may run before ``expire`` is called.
+        var timeout: Duration
+        /// Between ``expire`` and ``kill``.
+        var grace: Duration
+        /// The timeout passed (the runner sends SIGTERM to the group and logs it).
+        var expire: @Sendable () -> Void
+        /// The grace passed too (the runner sends SIGKILL to the group).
+        var kill: @Sendable () -> Void
     }
 
     private func waitBlocking(
         input: StandardInputPipe,
+        deadline: Deadline,
         prepare: () -> [UInt8]?,
         output: (Stream, UnsafeRawBufferPointer) -> Void
     ) -> HookResult.Termination {
         var input = input
         defer { input.abandon() }
+        // The timeout counts from here: the hook has been spawned.
+        var alarm = DeadlineClock(after: deadline.timeout)
+        var expired = false
         if let bytes = prepare() { input.feed(bytes) } else { input.abandon() }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         let streams: [Stream] = [.standardOutput, .standardError]
@@ -142,13 +165,24 @@ struct SpawnedHook: Sendable {
             return true
         }
         while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            let ready = poll(&descriptors, nfds_t(descriptors.count), alarm.pollTimeout())
             if ready < 0 {
                 if errno == EINTR { continue }
                 // Cannot happen with valid descriptors; end the hook rather than leave it.
                 kill(-pid, SIGKILL)
                 break
             }
+            if alarm.hasPassed {
+                if expired {
+                    deadline.kill()
+                    alarm = .never
+                } else {
+                    expired = true
+                    deadline.expire()
+                    alarm = DeadlineClock(after: deadline.grace)
+                }
+            }
+            if ready == 0 { continue }
             for index in 1...2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
                 if !drain(descriptors[index].fd, streams[index - 1], limit: .max) {
                     close(descriptors[index].fd)
@@ -202,5 +236,41 @@ private func withCStrings<R>(_ entries: [[UInt8]], _ body: (UnsafePointer<Unsafe
             pointers[entries.count] = nil
             return body(UnsafePointer(pointers.baseAddress!))
         }
+    }
+}
+
+/// A point on the monotonic clock for `poll`'s timeout.
+private struct DeadlineClock {
+    /// Nanoseconds on CLOCK_MONOTONIC; `nil` for never.
+    private var instant: UInt64?
+
+    static let never = DeadlineClock(instant: nil)
+
+    private init(instant: UInt64?) { self.instant = instant }
+
+    init(after duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        // Saturating: a timeout of centuries is never.
+        let whole = UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let span = whole.overflow ? UInt64.max : whole.partialValue + UInt64(clamping: attoseconds / 1_000_000_000)
+        let (sum, overflow) = Self.now().addingReportingOverflow(span)
+        instant = overflow ? nil : sum
+    }
+
+    var hasPassed: Bool { instant.map { Self.now() >= $0 } ?? false }
+
+    /// Milliseconds until the instant, rounded up so that `poll` never wakes early; -1 for never.
+    func pollTimeout() -> Int32 {
+        guard let instant else { return -1 }
+        let now = Self.now()
+        guard instant > now else { return 0 }
+        let milliseconds = (instant - now + 999_999) / 1_000_000
+        return Int32(clamping: milliseconds)
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

@@ -223,4 +223,50 @@ struct HookDispatcherTests {
             }
         }
     }
+
+    @Test(
+        "shutdown lets running hooks end as they would: a hung hook still gets its timeout, and what a hook left running its grace"
+    )
+    func shutdownLetsRunsEnd() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook(
+                "10-hook",
+                """
+                case "$NETPATH_INTERFACE" in
+                hang) echo hang >> \(dir.path("seen")); exec sleep 1000 ;;
+                lingers) (sleep 0.5; echo done > \(dir.path("leftover"))) & echo lingers >> \(dir.path("seen")) ;;
+                esac
+                exit 0
+                """
+            )
+            let log = LogStore()
+            let dispatcher = HookDispatcher(
+                directory: HookDirectory(path: dir.path, logger: log.logger),
+                runner: HookRunner(
+                    options: .init(terminationGrace: .milliseconds(200), lingerGrace: .seconds(5)),
+                    logger: log.logger
+                ),
+                logger: log.logger
+            )
+            let timeout = Duration.seconds(1)
+            let started = ContinuousClock.now
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await dispatcher.run() }
+                dispatcher.dispatch(Events.interface(.up, "hang", index: 10), to: [.all(timeout: timeout)])
+                dispatcher.dispatch(Events.interface(.up, "lingers", index: 11), to: [.all(timeout: timeout)])
+                _ = try await dir.await("seen") { $0.contains("hang") && $0.contains("lingers") }
+                // Shutdown while both run: run() returns once they have ended.
+                group.cancelAll()
+            }
+            let stopped = ContinuousClock.now - started
+            // The hung hook ran into its timeout: the shutdown did not end it sooner, or later.
+            #expect(dispatcher.statistics.runCount("10-hook", .timeout) == 1)
+            #expect(stopped >= timeout, "shutdown returned after \(stopped), before the hung hook's timeout")
+            #expect(stopped < timeout + .seconds(4), "shutdown took \(stopped)")
+            // The other hook succeeded, and what it left ran to its end within the grace.
+            #expect(dispatcher.statistics.runCount("10-hook", .success) == 1)
+            #expect(dir.read("leftover") == "done\n", "what the hook left was killed before its grace")
+            #expect(log.all.allSatisfy { !$0.message.contains("killed what it left running") })
+        }
+    }
 }
