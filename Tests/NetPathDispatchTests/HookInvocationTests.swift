@@ -228,4 +228,40 @@ struct HookInvocationBytesTests {
         let json = String(decoding: try invocation.standardInput.bytes(), as: UTF8.self)
         #expect(json.contains(#""interface":"a\\xffb""#), "\(json)")
     }
+
+    @Test(
+        "hooks of one event share its payload: each gets the variables in environmentNames order with its own rule, as an invocation built from the variables would"
+    )
+    func sharedPayloadMatchesTheVariables() throws {
+        var interfaceEvent = Events.interface(.carrierDown, InterfaceName.string(fromKernel: [0x65, 0xfe]))
+        interfaceEvent.previousInterface = "old0"
+        let events = [
+            interfaceEvent,
+            Events.path(.satisfied, primary: "eth0", previous: "wlan0"),
+            Events.path(.unsatisfied, primary: nil),
+        ]
+        for event in events {
+            let payload = HookInvocation.EventPayload(event)
+            for rule in [nil, "wired", "r\u{e9}gle"] as [String?] {
+                let shared = HookInvocation(hook: "10-x", payload: payload, rule: rule, timeout: .seconds(1))
+                let variables = HookInvocation.environment(for: event, rule: rule)
+                let built = HookInvocation(
+                    hook: "10-x",
+                    arguments: shared.arguments,
+                    environment: variables,
+                    variableOrder: HookInvocation.environmentNames,
+                    interfaceVariables: ["NETPATH_INTERFACE", "NETPATH_PREVIOUS_INTERFACE"],
+                    timeout: .seconds(1)
+                )
+                #expect(shared.environment == variables)
+                #expect(shared.environment["NETPATH_RULE"] == rule ?? "")
+                #expect(shared.environmentBytes == built.environmentBytes, "\(event.name) rule \(rule ?? "-")")
+                let names = shared.environmentBytes.map { entry in
+                    String(decoding: entry.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
+                }
+                #expect(names == HookInvocation.environmentNames)
+                #expect(shared == HookInvocation(hook: "10-x", event: event, rule: rule, timeout: .seconds(1)))
+            }
+        }
+    }
 }
