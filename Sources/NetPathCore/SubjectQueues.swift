@@ -43,43 +43,31 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
         }
     }
 
-    // Inlinable, with what it touches: a generic type used from other modules runs unspecialized
-    // otherwise, looking up its metadata at every call (~16 µs of a hook's start; perf).
-    @usableFromInline
-    struct Subject: Sendable {
-        @usableFromInline var queue: [Item] = []
-        @usableFromInline var busy = false
-        @usableFromInline var stuck = false
-
-        @inlinable init(queue: [Item] = [], busy: Bool = false, stuck: Bool = false) {
-            self.queue = queue
-            self.busy = busy
-            self.stuck = stuck
-        }
+    private struct Subject: Sendable {
+        var queue: [Item] = []
+        var busy = false
+        var stuck = false
     }
 
     /// Whether a newer event drops the queued items it makes obsolete (``Event/supersedes(_:)``).
     package let dropsObsolete: Bool
     /// The most items one subject keeps queued (its running item aside).
     package let limit: Int
-    @usableFromInline var subjects: [String: Subject] = [:]
+    private var subjects: [String: Subject] = [:]
     /// Items taken by a worker whose call has not ended or timed out.
-    @usableFromInline package internal(set) var running = 0
+    package private(set) var running = 0
     /// Whether workers wait for ``release()``.
-    @usableFromInline package internal(set) var held = false
+    package private(set) var held = false
 
-    @inlinable
     package init(dropsObsolete: Bool = true, limit: Int = 64) {
         self.dropsObsolete = dropsObsolete
         self.limit = max(1, limit)
     }
 
     /// Items queued, over all subjects.
-    @inlinable
     package var queued: Int { subjects.values.reduce(0) { $0 + $1.queue.count } }
 
     /// Items queued or running: zero when everything handed in has been dealt with.
-    @inlinable
     package var pending: Int { queued + running }
 
     /// Subjects blocked behind a call that timed out.
@@ -92,7 +80,6 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     /// (the newest item absorbs what they carried).
     ///
     /// - Returns: The drops, and whether the subject needs a worker started.
-    @inlinable
     package mutating func enqueue(_ item: Item) -> (drops: [Drop], startWorker: Bool) {
         let key = item.event.subject
         var subject = subjects[key] ?? Subject()
@@ -118,7 +105,6 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
 
     /// The next item of `subject` for its worker, now running; `nil` when the worker should end
     /// (the queue is empty, the subject is stuck, or the queues are held).
-    @inlinable
     package mutating func take(_ subject: String) -> Item? {
         guard var entry = subjects[subject], !entry.queue.isEmpty, !entry.stuck else {
             if subjects[subject]?.stuck != true { subjects[subject] = nil }
@@ -137,7 +123,6 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     }
 
     /// The running item of `subject` ended in time.
-    @inlinable
     package mutating func finish(_ subject: String) {
         running -= 1
     }
@@ -178,7 +163,6 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     }
 
     /// Takes every queued item, each subject's in order (for another lane to deliver).
-    @inlinable
     package mutating func takeAll() -> [Item] {
         var taken: [Item] = []
         for key in subjects.keys.sorted() {
