@@ -85,7 +85,8 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
         var subject = subjects[key] ?? Subject()
         var drops: [Drop] = []
         var item = item
-        if dropsObsolete {
+        // Usually nothing is queued: skip the pass (unspecialized across modules, it is not free).
+        if dropsObsolete && !subject.queue.isEmpty {
             subject.queue.removeAll { older in
                 guard item.event.supersedes(older.event) else { return false }
                 item.event = item.event.absorbing(older.event)

@@ -104,7 +104,10 @@ package final class HookDirectory: Sendable {
     package func open(_ name: String) throws(HookRefusal) -> OpenedHook {
         do {
             let hook = try check(name)
-            logged.withLock { set in set = set.filter { !$0.hasPrefix(name + "\0") } }
+            // A file refused before and fixed since is logged again if it breaks again.
+            logged.withLock { set in
+                if !set.isEmpty { set = set.filter { !$0.hasPrefix(name + "\0") } }
+            }
             return hook
         } catch {
             let key = name + "\0" + error.code

@@ -106,9 +106,9 @@ struct TrustPolicy: Sendable {
     /// The rule directory `path` breaks, or `nil` when only root or the agent's user can change
     /// its entries: owned by one of them, not writable by group or others. The sticky bit is not
     /// an exception (see ``TrustedPath``).
-    func directoryRefusal(path: String, mode: UInt32, owner: UInt32) -> HookRefusal? {
-        guard trustedOwners.contains(owner) else { return .directoryUntrustedOwner(path: path, uid: owner) }
-        if mode & UInt32(S_IWGRP | S_IWOTH) != 0 { return .directoryWritableByGroupOrOthers(path: path, mode: mode) }
+    func directoryRefusal(path: @autoclosure () -> String, mode: UInt32, owner: UInt32) -> HookRefusal? {
+        guard trustedOwners.contains(owner) else { return .directoryUntrustedOwner(path: path(), uid: owner) }
+        if mode & UInt32(S_IWGRP | S_IWOTH) != 0 { return .directoryWritableByGroupOrOthers(path: path(), mode: mode) }
         return nil
     }
 

@@ -154,9 +154,10 @@ final class TrustedPath: Sendable {
         return status
     }
 
-    /// Checks a directory entered, by the `fstat` of its opened descriptor.
-    private static func check(_ status: stat, path: String, policy: TrustPolicy) throws(HookRefusal) {
-        if let refusal = policy.directoryRefusal(path: path, mode: UInt32(status.st_mode), owner: UInt32(status.st_uid))
+    /// Checks a directory entered, by the `fstat` of its opened descriptor. The path is only
+    /// spelled out for a refusal: the walk runs before every hook.
+    private static func check(_ status: stat, path: @autoclosure () -> String, policy: TrustPolicy) throws(HookRefusal) {
+        if let refusal = policy.directoryRefusal(path: path(), mode: UInt32(status.st_mode), owner: UInt32(status.st_uid))
         {
             throw refusal
         }

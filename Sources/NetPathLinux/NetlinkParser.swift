@@ -205,17 +205,24 @@ final class MessageCollector {
         return IPAddress(rawBytes: raw)
     }
 
-    private static func macString(_ raw: UnsafeRawBufferPointer) -> String {
+    /// `aa:bb:…` in lower-case hex. Written as ASCII bytes into the string's own storage: the
+    /// `Character` appends this replaced were ~4 µs of every link message (perf).
+    static func macString(_ raw: UnsafeRawBufferPointer) -> String {
         guard !raw.isEmpty else { return "" }
-        let digits: [Character] = Array("0123456789abcdef")
-        var out = ""
-        out.reserveCapacity(raw.count * 3)
-        for (i, byte) in raw.enumerated() {
-            if i > 0 { out.append(":") }
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xf)])
+        return String(unsafeUninitializedCapacity: raw.count * 3 - 1) { out in
+            func digit(_ value: UInt8) -> UInt8 { value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10 }
+            var index = 0
+            for byte in raw {
+                if index > 0 {
+                    out[index] = UInt8(ascii: ":")
+                    index += 1
+                }
+                out[index] = digit(byte >> 4)
+                out[index + 1] = digit(byte & 0xf)
+                index += 2
+            }
+            return index
         }
-        return out
     }
 
     private static func scope(_ value: Int32) -> InterfaceAddress.Scope {
