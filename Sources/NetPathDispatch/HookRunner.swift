@@ -60,6 +60,7 @@ package struct HookRunner: Sendable {
     package let options: Options
     private let logger: Logger
     private let cgroup: AgentCgroup
+    private let spares = SparePipes.shared
 
     package init(options: Options = Options(), logger: Logger) {
         self.init(options: options, logger: logger, cgroup: .shared)
@@ -91,7 +92,8 @@ package struct HookRunner: Sendable {
         let budget = OutputBudget(bytes: options.output.bytesPerRun)
         let termination: HookResult.Termination
         do {
-            var input = try StandardInputPipe.open()
+            let pipes = try spares.take()
+            var input = pipes.input
             let child: SpawnedHook
             do {
                 defer { close(input.readEnd) }
@@ -103,7 +105,9 @@ package struct HookRunner: Sendable {
                         ? [Array(invocation.hook.utf8)] : invocation.argumentBytes,
                     environment: invocation.environmentBytes,
                     directory: invocation.workingDirectory,
-                    standardInput: input.readEnd
+                    standardInput: input.readEnd,
+                    output: pipes.output,
+                    error: pipes.error
                 )
             } catch {
                 input.abandon()
@@ -111,10 +115,12 @@ package struct HookRunner: Sendable {
             }
             group.started(child.pid)
             // The hook's stdin is encoded and written by the waiting thread, while the hook execs
-            // (HookInput says why).
+            // (HookInput says why); that thread also makes the next run's pipes.
             let unencodable = Mutex<(any Error)?>(nil)
             let standardInput = invocation.standardInput
+            let spares = self.spares
             let prepare = { @Sendable () -> [UInt8]? in
+                defer { spares.refill() }
                 group.recordStart()
                 do {
                     return try standardInput.bytes()

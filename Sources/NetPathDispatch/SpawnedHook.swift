@@ -37,20 +37,18 @@ struct SpawnedHook: Sendable {
     ///   - environment: `NAME=value` entries, each without its NUL.
     ///   - standardInput: the hook's stdin (``StandardInputPipe/readEnd``); the caller closes
     ///     its copy.
+    ///   - output: the stdout pipe (``HookPipes``): the value returned owns its read end, and
+    ///     the write end is closed here, spawned or not.
+    ///   - error: the stderr pipe, likewise.
     static func spawn(
         path: String,
         arguments: [[UInt8]],
         environment: [[UInt8]],
         directory: String,
-        standardInput: Int32
+        standardInput: Int32,
+        output: (read: Int32, write: Int32),
+        error: (read: Int32, write: Int32)
     ) throws(HookRunnerError) -> SpawnedHook {
-        let output = try pipe("stdout")
-        let error: (read: Int32, write: Int32)
-        do { error = try pipe("stderr") } catch {
-            close(output.read)
-            close(output.write)
-            throw error
-        }
         // The write ends are the child's; the parent's copies close once it has them.
         defer {
             close(output.write)
@@ -144,10 +142,6 @@ struct SpawnedHook: Sendable {
             // stdin's rest, while there is one (poll skips a negative descriptor).
             pollfd(fd: input.isOpen ? input.writeEnd : -1, events: Int16(POLLOUT), revents: 0),
         ]
-        for index in 1...2 {
-            let fd = descriptors[index].fd
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
         /// Reads `fd` until it would block (`true`) or ends (`false`), at most `limit` bytes.
         func drain(_ fd: Int32, _ stream: Stream, limit: Int) -> Bool {
             var left = limit
@@ -210,11 +204,6 @@ struct SpawnedHook: Sendable {
         return signaled != 0 ? .signaled(status) : .exited(status)
     }
 
-    private static func pipe(_ name: String) throws(HookRunnerError) -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [-1, -1]
-        guard np_pipe_cloexec(&ends) == 0 else { throw HookRunnerError(operation: "pipe2 (\(name))", errno: errno) }
-        return (ends[0], ends[1])
-    }
 }
 
 /// Calls `body` with a NULL-terminated array of C strings made of `entries` (bytes, no NUL).
