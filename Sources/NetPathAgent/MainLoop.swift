@@ -342,7 +342,7 @@ final class MainLoop {
             // of the same subject obsolete.
             hooks.dispatch(event, to: hookTargets)
             plugins.deliver(event, to: targets.flatMap(\.plugins))
-            // Encoding costs tens of microseconds per event; only pay it when someone listens.
+            // Encoding costs microseconds per event (EventJSON); only pay it when someone listens.
             if control.monitorCount > 0, let line = try? JSONCoding.line(event) { control.broadcast(line) }
             agent.metrics.record(event)
             logger.info(

@@ -136,6 +136,8 @@ extension Event: Codable {
         case previousConnectivity = "previous_connectivity"
     }
 
+    // EventJSON writes this shape directly for every event's line: change it with this method
+    // (EventJSONWriterTests compares the two on generated events).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(Self.version, forKey: .version)

@@ -224,6 +224,7 @@ extension IPAddress: Codable {
         self = address
     }
 
+    // EventJSON writes addresses as this same ``description``: change it with this method.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

@@ -172,6 +172,8 @@ extension Interface: Codable {
         case connectivityEvidence = "connectivity_evidence"
     }
 
+    // EventJSON writes this shape directly for every event's line: change it with this method
+    // (EventJSONWriterTests compares the two on generated events).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(name, forKey: .name)
@@ -230,6 +232,8 @@ extension Interface: Codable {
 }
 
 extension DefaultRoute {
+    // The synthesized encode(to:) writes these keys, and leaves `gateway` out when it is `nil`;
+    // EventJSON writes the same shape directly in `default_routes`: change it with them.
     enum CodingKeys: String, CodingKey {
         case family, gateway, metric, table
     }

@@ -92,6 +92,8 @@ public struct InterfaceAddress: Hashable, Sendable, Codable, Comparable, CustomS
         isDeprecated = try c.decodeIfPresent(Bool.self, forKey: .isDeprecated) ?? false
     }
 
+    // EventJSON writes this shape directly for every event's line: change it with this method
+    // (EventJSONWriterTests compares the two on generated events).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(family, forKey: .family)

@@ -70,6 +70,8 @@ public struct NetworkPath: Hashable, Sendable {
 
         public var description: String { name }
 
+        // The synthesized encode(to:) writes these keys; EventJSON writes the same shape
+        // directly in `interface_details`: change it with them.
         enum CodingKeys: String, CodingKey {
             case name, index, type
             case isMetered = "metered"
@@ -201,6 +203,8 @@ extension NetworkPath: Codable {
 
     // docs/events.md's shape: interfaces appear by name; `interface_details` carries the rest of the
     // identity (index, type, metered) so that a decoded path equals the encoded one.
+    // EventJSON writes this shape directly for every path event's line: change it with this
+    // method (EventJSONWriterTests compares the two on generated events).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(policy, forKey: .policy)
