@@ -32,6 +32,37 @@ extension StringProtocol {
     package var containsControlCharacters: Bool { unicodeScalars.contains(where: \.isControlCharacter) }
 }
 
+extension String {
+    /// Whether the text holds a control character (C0, DEL or C1): the same answer as
+    /// `StringProtocol`'s, by a scan of the UTF-8 bytes. The generic one runs unspecialized from
+    /// other modules, and the hook check asks before every run.
+    package var containsControlCharacters: Bool {
+        var utf8 = self.utf8.makeIterator()
+        while let byte = utf8.next() {
+            if byte < 0x20 || byte == 0x7F { return true }
+            // U+0080–U+009F are C2 80 – C2 9F.
+            if byte == 0xC2, let next = utf8.next(), (0x80...0x9F).contains(next) { return true }
+        }
+        return false
+    }
+
+    /// Whether the text holds U+FFFD, the replacement character (what invalid UTF-8 decodes to):
+    /// EF BF BD in UTF-8, found whatever follows it in the same grapheme cluster.
+    package var containsReplacementCharacter: Bool {
+        var utf8 = self.utf8.makeIterator()
+        var matched = 0
+        while let byte = utf8.next() {
+            switch (matched, byte) {
+            case (_, 0xEF): matched = 1
+            case (1, 0xBF): matched = 2
+            case (2, 0xBD): return true
+            default: matched = 0
+            }
+        }
+        return false
+    }
+}
+
 extension Unicode.Scalar {
     /// C0, DEL and C1 controls.
     fileprivate var isControlCharacter: Bool {

@@ -138,7 +138,7 @@ package final class HookDirectory: Sendable {
     /// Whether `name` can be a hook's name: valid UTF-8 (as listed, without repairs) and no
     /// control characters, so it fits one line of `netpathctl hooks` and of the log.
     static func isValidName(_ name: String) -> Bool {
-        !name.contains(replacement) && !name.containsControlCharacters
+        !name.containsReplacementCharacter && !name.containsControlCharacters
     }
 
     private func stampNow() -> Stamp? {
@@ -151,9 +151,6 @@ package final class HookDirectory: Sendable {
             ctime: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
         )
     }
-
-    /// What a byte sequence that is not UTF-8 decodes to.
-    static let replacement: Character = "\u{FFFD}"
 
     /// The directory's entries in byte order; names that are not UTF-8 are kept (repaired, with
     /// U+FFFD) so that ``entries()`` lists them as refused.

@@ -59,16 +59,18 @@ final class TrustedPath: Sendable {
     static func open(_ path: String, from base: TrustedPath? = nil, policy: TrustPolicy) throws(HookRefusal)
         -> TrustedPath
     {
-        var components: [String]
+        // The path resolved so far, without a trailing slash ("" is `/`): one string grown and cut
+        // back, not a list of components joined for every directory (the walk runs before every hook).
+        var resolved: String
         var current: Int32
         var pending: [Substring]
         if let base, !path.hasPrefix("/") {
             current = fcntl(base.descriptor, F_DUPFD_CLOEXEC, 0)
             guard current >= 0 else { throw .cannotOpen(errno: errno) }
-            components = base.path.split(separator: "/").map(String.init)
+            resolved = base.path == "/" ? "" : base.path
             pending = Self.parts(path)
         } else {
-            (current, components) = try openRoot(policy)
+            (current, resolved) = try openRoot(policy)
             pending = Self.parts(path.hasPrefix("/") ? path : Self.workingDirectory() + "/" + path)
         }
         var symlinks = 0
@@ -78,13 +80,13 @@ final class TrustedPath: Sendable {
                 if part == ".." {
                     // `/..` is `/`; anywhere else the parent is opened from the descriptor, not
                     // from the text, and checked like any directory entered.
-                    if components.isEmpty { continue }
+                    if resolved.isEmpty { continue }
                     let parent = openat(current, "..", openPath | O_DIRECTORY | O_CLOEXEC)
                     guard parent >= 0 else { throw HookRefusal.cannotOpen(errno: errno) }
                     close(current)
                     current = parent
-                    components.removeLast()
-                    try check(try Self.status(of: current), path: Self.join(components), policy: policy)
+                    resolved = String(resolved[..<(resolved.lastIndex(of: "/") ?? resolved.startIndex)])
+                    try check(try Self.status(of: current), path: Self.display(resolved), policy: policy)
                     continue
                 }
                 let next = openat(current, String(part), openPath | O_NOFOLLOW | O_CLOEXEC)
@@ -105,14 +107,15 @@ final class TrustedPath: Sendable {
                     if target.hasPrefix("/") {
                         close(current)
                         current = -1
-                        (current, components) = try openRoot(policy)
+                        (current, resolved) = try openRoot(policy)
                     }
                     pending.append(contentsOf: Self.parts(target))
                 case S_IFDIR:
                     close(current)
                     current = next
-                    components.append(String(part))
-                    try check(status, path: Self.join(components), policy: policy)
+                    resolved += "/"
+                    resolved += part
+                    try check(status, path: Self.display(resolved), policy: policy)
                 default:
                     // A file ends the walk; anything after it (`hook/x`) cannot be resolved.
                     guard pending.allSatisfy({ $0 == "." }) else {
@@ -120,7 +123,7 @@ final class TrustedPath: Sendable {
                         throw HookRefusal.cannotOpen(errno: ENOTDIR)
                     }
                     close(current)
-                    return TrustedPath(descriptor: next, path: Self.join(components + [String(part)]), status: status)
+                    return TrustedPath(descriptor: next, path: resolved + "/" + part, status: status)
                 }
             }
         } catch {
@@ -133,10 +136,10 @@ final class TrustedPath: Sendable {
             close(current)
             throw .cannotOpen(errno: code)
         }
-        return TrustedPath(descriptor: current, path: Self.join(components), status: status)
+        return TrustedPath(descriptor: current, path: Self.display(resolved), status: status)
     }
 
-    private static func openRoot(_ policy: TrustPolicy) throws(HookRefusal) -> (Int32, [String]) {
+    private static func openRoot(_ policy: TrustPolicy) throws(HookRefusal) -> (Int32, String) {
         let root = Glibc.open("/", openPath | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else { throw .cannotOpen(errno: errno) }
         do {
@@ -145,7 +148,7 @@ final class TrustedPath: Sendable {
             close(root)
             throw error
         }
-        return (root, [])
+        return (root, "")
     }
 
     private static func status(of descriptor: Int32) throws(HookRefusal) -> stat {
@@ -179,7 +182,8 @@ final class TrustedPath: Sendable {
         path.split(separator: "/").reversed()
     }
 
-    private static func join(_ components: [String]) -> String { "/" + components.joined(separator: "/") }
+    /// `resolved` as a path: `/` for the root.
+    private static func display(_ resolved: String) -> String { resolved.isEmpty ? "/" : resolved }
 
     private static func workingDirectory() -> String {
         guard let cwd = getcwd(nil, 0) else { return "/" }

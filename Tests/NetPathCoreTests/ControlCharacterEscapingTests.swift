@@ -22,4 +22,26 @@ struct ControlCharacterEscapingTests {
         let escaped = every.escapingControlCharacters
         #expect(!escaped.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
     }
+
+    @Test(
+        "String's byte scans answer as the scalar definitions do: a control character (C0, DEL, C1), and U+FFFD wherever it sits"
+    )
+    func byteScansMatchScalars() {
+        // Every scalar below U+0800 and a few above, alone, between others, and combined.
+        var scalars = (0..<0x800).compactMap(Unicode.Scalar.init)
+        scalars += ["\u{FFFD}", "\u{FFFC}", "\u{FEFF}", "\u{EFBF}", "\u{1F600}", "\u{301}"]
+        var texts: [String] = []
+        for scalar in scalars {
+            let alone = String(Character(scalar))
+            texts += [alone, "eth" + alone + "0", alone + "\u{301}", "\u{FFFD}\u{301}" + alone, "\u{EF}" + alone]
+        }
+        for text in texts {
+            let control = text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+            let replacement = text.unicodeScalars.contains("\u{FFFD}")
+            #expect(text.containsControlCharacters == control, "\(Array(text.unicodeScalars))")
+            #expect(text.containsReplacementCharacter == replacement, "\(Array(text.unicodeScalars))")
+            // The generic one, through a Substring, agrees.
+            #expect(text[...].containsControlCharacters == control)
+        }
+    }
 }
