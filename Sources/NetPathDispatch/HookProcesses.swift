@@ -32,11 +32,7 @@ final class HookProcesses: Sendable, CustomStringConvertible {
 
     /// The hook was spawned as leader `pid` of its own group (pgid = pid).
     func started(_ pid: pid_t) {
-        let lateTimeout = state.withLock { state in
-            state.leader = pid
-            return state.timedOut
-        }
-        if lateTimeout { signal(SIGTERM) }
+        state.withLock { $0.leader = pid }
     }
 
     /// Reads the hook's start time, which tells what it started in the agent's cgroup
@@ -50,7 +46,7 @@ final class HookProcesses: Sendable, CustomStringConvertible {
         state.withLock { $0.leaderStart = start }
     }
 
-    /// The timeout passed: SIGTERM to the group (now, or as soon as it exists).
+    /// The timeout passed: SIGTERM to the group.
     func timeOut() {
         state.withLock { $0.timedOut = true }
         signal(SIGTERM)

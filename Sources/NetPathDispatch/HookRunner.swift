@@ -120,7 +120,6 @@ package struct HookRunner: Sendable {
             let standardInput = invocation.standardInput
             let spares = self.spares
             let prepare = { @Sendable () -> [UInt8]? in
-                defer { spares.refill() }
                 group.recordStart()
                 do {
                     return try standardInput.bytes()
@@ -170,7 +169,9 @@ package struct HookRunner: Sendable {
                 },
                 kill: { group.signal(SIGKILL) }
             )
-            let ended = await child.wait(input: input, deadline: deadline, prepare: prepare) { stream, bytes in
+            let ended = await child.wait(input: input, deadline: deadline, prepare: prepare, fed: spares.refill) {
+                stream,
+                bytes in
                 streams.withLock { splitters in
                     switch stream {
                     case .standardOutput: splitters.out.consume(bytes, emit: emitter(stream))

@@ -98,14 +98,18 @@ struct SpawnedHook: Sendable {
     /// The same `poll` keeps the `deadline` (``Deadline``): no watchdog task per run, whose
     /// creation, wake-up of a pool thread and cancellation cost the agent ~35 µs of CPU per hook
     /// while the hook was starting on the other core (bench/profile: `perf`, BENCHMARKS.md).
+    ///
+    /// `fed` runs on the same thread once the hook's stdin has had its first write: work that
+    /// may wait until then (the runner makes the next run's pipes there).
     func wait(
         input: StandardInputPipe,
         deadline: Deadline,
         prepare: @escaping @Sendable () -> [UInt8]?,
+        fed: @escaping @Sendable () -> Void = {},
         output: @escaping @Sendable (Stream, UnsafeRawBufferPointer) -> Void
     ) async -> HookResult.Termination {
         await OSThread.run {
-            self.waitBlocking(input: input, deadline: deadline, prepare: prepare, output: output)
+            self.waitBlocking(input: input, deadline: deadline, prepare: prepare, fed: fed, output: output)
         }
     }
 
@@ -125,6 +129,7 @@ struct SpawnedHook: Sendable {
         input: StandardInputPipe,
         deadline: Deadline,
         prepare: () -> [UInt8]?,
+        fed: () -> Void,
         output: (Stream, UnsafeRawBufferPointer) -> Void
     ) -> HookResult.Termination {
         var input = input
@@ -133,6 +138,7 @@ struct SpawnedHook: Sendable {
         var alarm = DeadlineClock(after: deadline.timeout)
         var expired = false
         if let bytes = prepare() { input.feed(bytes) } else { input.abandon() }
+        fed()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         let streams: [Stream] = [.standardOutput, .standardError]
         var descriptors = [
@@ -177,8 +183,10 @@ struct SpawnedHook: Sendable {
                 }
             }
             if ready == 0 { continue }
+            // A bounded pass per wake-up: a hook that writes faster than it is read would keep an
+            // unbounded pass going for ever, and with it the deadline unchecked.
             for index in 1...2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
-                if !drain(descriptors[index].fd, streams[index - 1], limit: .max) {
+                if !drain(descriptors[index].fd, streams[index - 1], limit: 64 * 1024) {
                     close(descriptors[index].fd)
                     descriptors[index].fd = -1  // poll skips it from now on
                 }
@@ -241,9 +249,9 @@ private struct DeadlineClock {
         let (seconds, attoseconds) = duration.components
         // Saturating: a timeout of centuries is never.
         let whole = UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        let span = whole.overflow ? UInt64.max : whole.partialValue + UInt64(clamping: attoseconds / 1_000_000_000)
-        let (sum, overflow) = Self.now().addingReportingOverflow(span)
-        instant = overflow ? nil : sum
+        let span = whole.partialValue.addingReportingOverflow(UInt64(clamping: attoseconds / 1_000_000_000))
+        let sum = Self.now().addingReportingOverflow(span.partialValue)
+        instant = whole.overflow || span.overflow || sum.overflow ? nil : sum.partialValue
     }
 
     var hasPassed: Bool { instant.map { Self.now() >= $0 } ?? false }

@@ -85,7 +85,10 @@ final class TrustedPath: Sendable {
                     guard parent >= 0 else { throw HookRefusal.cannotOpen(errno: errno) }
                     close(current)
                     current = parent
-                    resolved = String(resolved[..<(resolved.lastIndex(of: "/") ?? resolved.startIndex)])
+                    // Cut at the last slash byte: a Character search would take `/` and a
+                    // combining mark after it for one character, and cut too far.
+                    let slash = resolved.utf8.lastIndex(of: UInt8(ascii: "/")) ?? resolved.startIndex
+                    resolved = String(resolved[..<slash])
                     try check(try Self.status(of: current), path: Self.display(resolved), policy: policy)
                     continue
                 }
@@ -178,8 +181,11 @@ final class TrustedPath: Sendable {
     }
 
     private static func parts(_ path: String) -> [Substring] {
+        // Split at slash bytes, not Characters: `/` followed by a combining mark is one
+        // Character, and a component holding it would have the kernel walk a directory the walk
+        // never checked. A slash byte always ends a scalar, so each piece is valid UTF-8.
         // Reversed: the walk pops the next component from the end.
-        path.split(separator: "/").reversed()
+        path.utf8.split(separator: UInt8(ascii: "/")).reversed().map { Substring($0) }
     }
 
     /// `resolved` as a path: `/` for the root.

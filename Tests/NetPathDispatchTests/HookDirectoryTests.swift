@@ -177,6 +177,47 @@ struct HookDirectoryTests {
         }
     }
 
+    @Test(
+        "a symlink target through a name that begins with a combining mark is walked one directory at a time, `..` included"
+    )
+    func combiningMarkAfterASlash() async throws {
+        try await TemporaryDirectory.with { dir in
+            try await TemporaryDirectory.with { outside in
+                // `/` and U+0301 make one Character: the walk must still cut and split at the byte.
+                let mark = "\u{301}x"
+                guard mkdir(outside.path("a"), 0o755) == 0, mkdir(outside.path("a/" + mark), 0o755) == 0 else {
+                    throw TestFailure("mkdir")
+                }
+                try outside.chmod("a", 0o755)
+                try outside.chmod("a/" + mark, 0o755)
+                let target = try outside.hook("a/target", "echo \"$0\" > \(dir.path("ran"))")
+                try FileManager.default.createSymbolicLink(
+                    atPath: dir.path("10-up"),
+                    withDestinationPath: outside.path("a/" + mark + "/../target")
+                )
+                try FileManager.default.createSymbolicLink(
+                    atPath: dir.path("20-through"),
+                    withDestinationPath: outside.path("a/" + mark + "/../" + mark + "/../target")
+                )
+                let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
+                for name in ["10-up", "20-through"] {
+                    let hook = try hooks.open(name)
+                    #expect(hook.resolvedPath == target, "\(name) resolved to \(hook.resolvedPath)")
+                    let result = await HookRunner(logger: LogStore().logger).run(
+                        HookInvocation(hook: name, event: Events.interface(.up, "eth0"), rule: nil, timeout: .seconds(10)),
+                        executing: hook
+                    )
+                    #expect(result.termination == .exited(0))
+                }
+                // A directory behind such a name is checked like any other: writable by others, refused.
+                try outside.chmod("a", 0o777)
+                #expect(throws: HookRefusal.directoryWritableByGroupOrOthers(path: outside.path("a"), mode: UInt32(S_IFDIR) | 0o777)) {
+                    try hooks.open("20-through")
+                }
+            }
+        }
+    }
+
     @Test("a file swapped for an unsafe one between listing and executing is never run")
     func swapAfterListingIsRefused() async throws {
         try await TemporaryDirectory.with { dir in

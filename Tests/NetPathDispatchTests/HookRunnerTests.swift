@@ -80,6 +80,25 @@ struct HookRunnerTests {
         }
     }
 
+    @Test("a hook that floods its output and ignores SIGTERM is still killed after the grace")
+    func floodingHookIsKilled() async throws {
+        try await TemporaryDirectory.with { dir in
+            // cat keeps the ignored SIGTERM across exec and writes without pause: the deadline is
+            // kept by the loop that reads it, which must not stay in one read pass. (On this
+            // machine the reader catches up now and then, so an unbounded pass did not hang here;
+            // the test holds the property, not that race.)
+            try dir.hook("10-flood", "trap '' TERM\nexec cat /dev/zero")
+            let options = HookRunner.Options(terminationGrace: .milliseconds(300))
+            let started = ContinuousClock.now
+            let result = try await Self.run("10-flood", in: dir, timeout: .milliseconds(300), options: options)
+            let elapsed = ContinuousClock.now - started
+            #expect(result.timedOut)
+            #expect(result.termination == .signaled(SIGKILL))
+            #expect(elapsed < .seconds(5), "the flooding hook ran \(elapsed)")
+            #expect(result.bytesDropped > 0)
+        }
+    }
+
     @Test(
         "a hook that sleeps forever is killed at its timeout together with the child it spawned",
         arguments: [false, true]
