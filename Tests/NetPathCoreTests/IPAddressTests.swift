@@ -142,4 +142,66 @@ struct IPAddressTests {
         // A deprecated address still works for existing and, if nothing else exists, new connections.
         #expect(InterfaceAddress("2001:db8::2", prefixLength: 64, isDeprecated: true).isUsable)
     }
+
+    /// The formatting as first written (groups joined from `String(radix:)` pieces): the
+    /// reference the byte writer must match.
+    static func reference(_ bytes: [UInt8]) -> String {
+        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
+        let groups = (0..<8).map { UInt16(bytes[2 * $0]) << 8 | UInt16(bytes[2 * $0 + 1]) }
+        var bestStart = -1
+        var bestLength = 0
+        var i = 0
+        while i < 8 {
+            if groups[i] == 0 {
+                var j = i
+                while j < 8 && groups[j] == 0 { j += 1 }
+                if j - i > bestLength { (bestStart, bestLength) = (i, j - i) }
+                i = j
+            } else {
+                i += 1
+            }
+        }
+        if bestLength < 2 { bestStart = -1 }
+        if bestStart == 0 && bestLength == 5 && groups[5] == 0xffff {
+            return "::ffff:" + bytes[12...].map(String.init).joined(separator: ".")
+        }
+        var out = ""
+        var k = 0
+        while k < 8 {
+            if k == bestStart {
+                out += "::"
+                k += bestLength
+                continue
+            }
+            if !out.isEmpty && !out.hasSuffix(":") { out += ":" }
+            out += String(groups[k], radix: 16)
+            k += 1
+        }
+        return out
+    }
+
+    @Test("every address formats as the reference does, and parses back: zero runs, ties, mapped tails, all digit widths")
+    func descriptionMatchesTheReference() throws {
+        var generator = SystemRandomNumberGenerator()
+        // Groups drawn mostly from values that exercise the writer: zeros (runs), digit widths,
+        // 0xffff (mapped), and any value.
+        let groupValues: [UInt16] = [0, 0, 0, 1, 0xa, 0x10, 0xff, 0x100, 0xfff, 0x1000, 0xffff, 0xabcd]
+        for round in 0..<20_000 {
+            let bytes: [UInt8]
+            if round % 4 == 0 {
+                bytes = (0..<4).map { _ in [0, 1, 9, 10, 99, 100, 199, 255, UInt8.random(in: 0...255, using: &generator)].randomElement(using: &generator)! }
+            } else {
+                var groups = (0..<8).map { _ in
+                    Bool.random(using: &generator) ? groupValues.randomElement(using: &generator)! : UInt16.random(in: 0...0xffff, using: &generator)
+                }
+                if round % 7 == 0 { groups.replaceSubrange(0..<6, with: [0, 0, 0, 0, 0, 0xffff]) }
+                bytes = groups.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
+            }
+            let address = try #require(IPAddress(bytes: bytes))
+            let expected = Self.reference(bytes)
+            #expect(address.description == expected, "\(bytes)")
+            #expect(IPAddress(address.description) == address, "\(address.description) does not parse back")
+            if address.description != expected { return }
+        }
+    }
 }
