@@ -21,13 +21,16 @@ package struct PathEvaluator: Sendable {
     }
 
     /// The path for `state`.
+    ///
+    /// Without the verdicts: their descriptions are text for `netpathctl explain`, and the
+    /// tracker evaluates every policy on every change (the descriptions were a third of that).
     package func path(for state: SystemState) -> NetworkPath {
-        evaluate(state).path
+        Evaluation(policy: policy, kernelRoutes: state.kernelRoutes).run(state, verdicts: false).path
     }
 
     /// The path for `state` and the verdict on every interface.
     package func evaluate(_ state: SystemState) -> PathEvaluation {
-        Evaluation(policy: policy, kernelRoutes: state.kernelRoutes).run(state)
+        Evaluation(policy: policy, kernelRoutes: state.kernelRoutes).run(state, verdicts: true)
     }
 }
 
@@ -50,7 +53,7 @@ private struct Evaluation {
         var bestMetric: UInt32 { metric.values.min() ?? .max }
     }
 
-    func run(_ state: SystemState) -> PathEvaluation {
+    func run(_ state: SystemState, verdicts withVerdicts: Bool) -> PathEvaluation {
         var candidates: [Candidate] = []
         var rejected: [(Interface, PathEvaluation.Rejection, String)] = []
         // A target the state does not carry yet (a reload just added it) is being looked up.
@@ -115,6 +118,7 @@ private struct Evaluation {
         )
 
         var verdicts: [PathEvaluation.Verdict] = []
+        guard withVerdicts else { return PathEvaluation(path: path, verdicts: verdicts) }
         for (rank, candidate) in ordered.enumerated() {
             let outcome: PathEvaluation.Outcome =
                 rank == 0

@@ -15,6 +15,41 @@ struct PathEvaluatorTests {
         evaluation.verdicts.first { $0.interface.name == name }?.outcome
     }
 
+    @Test("path(for:), which skips the verdicts, gives the path evaluate(_:) gives, over many states and policies")
+    func pathWithoutVerdictsIsThePath() {
+        var generator = SystemRandomNumberGenerator()
+        let types: [InterfaceType] = [.wired, .wifi, .cellular, .other]
+        let policies = [
+            PathPolicy.default, PathPolicy(prefer: [.wired, .wifi]), PathPolicy(require: [.wifi, .cellular]),
+            PathPolicy(prohibit: [.cellular]), PathPolicy(metered: .deny), PathPolicy(requireConnectivity: .full),
+        ]
+        for _ in 0..<500 {
+            var interfaces = [Sample.loopback]
+            for index in 2..<Int32.random(in: 2...6, using: &generator) {
+                interfaces.append(
+                    Sample.uplink(
+                        index,
+                        "if\(index)",
+                        types.randomElement(using: &generator)!,
+                        metric: [100, 100, 300, 600].randomElement(using: &generator)!,
+                        ipv4: Bool.random(using: &generator),
+                        ipv6: Bool.random(using: &generator),
+                        metered: Bool.random(using: &generator),
+                        carrier: Int.random(in: 0..<4, using: &generator) > 0,
+                        adminUp: Int.random(in: 0..<5, using: &generator) > 0
+                    )
+                )
+            }
+            let state = SystemState(interfaces: interfaces.shuffled(using: &generator), dnsServers: [Sample.gateway4(2)])
+            for policy in policies {
+                let evaluator = PathEvaluator(policy: policy)
+                let full = evaluator.evaluate(state)
+                #expect(evaluator.path(for: state) == full.path)
+                #expect(full.verdicts.count == interfaces.count, "evaluate(_:) lost its verdicts")
+            }
+        }
+    }
+
     // MARK: Primary and order
 
     @Test func twoUplinksPrimaryIsTheLowestMetricLikeTheKernel() {
