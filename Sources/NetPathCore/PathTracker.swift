@@ -87,11 +87,34 @@ package struct PathTracker: Sendable {
 
     /// The interface events between two interface lists, ordered by interface index.
     package static func interfaceEvents(from old: [Interface], to new: [Interface], at time: Date) -> [Event] {
-        let before = Dictionary(old.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
-        let after = Dictionary(new.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
         var events: [Event] = []
-        for index in Set(before.keys).union(after.keys).sorted() {
-            switch (before[index], after[index]) {
+        // The pairs of the two lists by index, in index order: a merge of the two when both are
+        // in strictly ascending order (as the state builder lists them), else through
+        // dictionaries. The merge spares two dictionaries, a set and a sort on every change.
+        var pairs: [(Interface?, Interface?)] = []
+        if Self.isStrictlyAscending(old), Self.isStrictlyAscending(new) {
+            var i = 0
+            var j = 0
+            while i < old.count || j < new.count {
+                if j == new.count || (i < old.count && old[i].index < new[j].index) {
+                    pairs.append((old[i], nil))
+                    i += 1
+                } else if i == old.count || new[j].index < old[i].index {
+                    pairs.append((nil, new[j]))
+                    j += 1
+                } else {
+                    pairs.append((old[i], new[j]))
+                    i += 1
+                    j += 1
+                }
+            }
+        } else {
+            let before = Dictionary(old.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+            let after = Dictionary(new.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+            pairs = Set(before.keys).union(after.keys).sorted().map { (before[$0], after[$0]) }
+        }
+        for pair in pairs {
+            switch pair {
             case (nil, let added?):
                 events.append(interfaceEvent(.added, added, at: time))
                 if added.carrier { events.append(interfaceEvent(.carrierUp, added, at: time)) }
@@ -109,6 +132,10 @@ package struct PathTracker: Sendable {
             }
         }
         return events
+    }
+
+    private static func isStrictlyAscending(_ interfaces: [Interface]) -> Bool {
+        zip(interfaces, interfaces.dropFirst()).allSatisfy { $0.index < $1.index }
     }
 
     private static func changes(from a: Interface, to b: Interface, at time: Date) -> [Event] {

@@ -27,6 +27,37 @@ private func steps(_ events: [Event]) -> [Step] {
 
 @Suite("PathTracker")
 struct PathTrackerTests {
+    @Test("interface events pair the lists by index the same way whether they come in index order (merged) or not (looked up)")
+    func interfaceEventsInAnyOrder() {
+        var generator = SystemRandomNumberGenerator()
+        func uplinks(_ indexes: [Int32]) -> [Interface] {
+            indexes.map { index in
+                Sample.uplink(
+                    index,
+                    Bool.random(using: &generator) ? "if\(index)" : "renamed\(index)",
+                    Bool.random(using: &generator) ? .wired : .wifi,
+                    metric: [100, 600].randomElement(using: &generator)!,
+                    ipv4: Bool.random(using: &generator),
+                    ipv6: Bool.random(using: &generator),
+                    carrier: Bool.random(using: &generator),
+                    mtu: [1500, 9000].randomElement(using: &generator)!
+                )
+            }
+        }
+        for _ in 0..<1_000 {
+            let all: [Int32] = [1, 2, 3, 5, 8, 13]
+            let old = uplinks(all.filter { _ in Bool.random(using: &generator) })
+            let new = uplinks(all.filter { _ in Bool.random(using: &generator) })
+            let merged = PathTracker.interfaceEvents(from: old, to: new, at: Sample.time)
+            let lookedUp = PathTracker.interfaceEvents(from: old.reversed(), to: new.reversed(), at: Sample.time)
+            #expect(merged == lookedUp, "\(old.map(\.index)) -> \(new.map(\.index))")
+            // Every index of either list has its events, in index order.
+            let indexes = merged.compactMap(\.interfaceState?.index)
+            #expect(indexes == indexes.sorted())
+            if merged != lookedUp { return }
+        }
+    }
+
     private let later = Sample.time.addingTimeInterval(1)
 
     private func tracker(_ interfaces: [Interface], policies: [PathPolicy] = [.default]) -> PathTracker {
