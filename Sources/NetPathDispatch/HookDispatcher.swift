@@ -266,7 +266,8 @@ package final class HookDispatcher: Sendable {
         // Before anything can return early: networkd's states follow every event.
         let networkd =
             dialectDirectories.contains { $0.dialect == .networkd } ? networkdTransition(job.event) : nil
-        let names = directory.hookNames()
+        let snapshot = directory.snapshot()
+        let names = snapshot.names
         var native: [PlannedRun] = []
         for target in job.targets {
             native += names.filter { target.hooks.includes($0) }.map {
@@ -276,7 +277,7 @@ package final class HookDispatcher: Sendable {
         if !native.isEmpty {
             // Computed once for all the event's hooks: only NETPATH_RULE and argv[0] differ.
             let payload = HookInvocation.EventPayload(job.event)
-            if !(await run(Self.lexical(native), job: job, payload: payload)) { return }
+            if !(await run(Self.lexical(native), job: job, payload: payload, checked: snapshot)) { return }
         }
 
         // Names a rule asks for that exist nowhere: logged once each, after the native hooks started.
@@ -357,13 +358,23 @@ package final class HookDispatcher: Sendable {
     }
 
     /// Runs `plan` one after another; `false` when the event cannot go on (cancelled).
-    private func run(_ plan: [PlannedRun], job: HookJob, payload: HookInvocation.EventPayload? = nil) async -> Bool {
+    ///
+    /// `checked`: the hooks directory as the event's listing checked it, which the first hook
+    /// is opened from; later hooks, which start after earlier ones end, are checked anew.
+    private func run(
+        _ plan: [PlannedRun],
+        job: HookJob,
+        payload: HookInvocation.EventPayload? = nil,
+        checked: HookDirectory.Snapshot? = nil
+    ) async -> Bool {
+        var checked = checked
         for planned in plan {
             if Task.isCancelled { return false }
             let name = planned.name
             let hook: OpenedHook
             do {
-                hook = try planned.directory.open(name)
+                defer { checked = nil }
+                hook = try planned.directory.open(name, in: planned.directory === directory ? checked : nil)
             } catch {
                 state.withLock { $0.statistics.refusals[error.code, default: 0] += 1 }
                 continue

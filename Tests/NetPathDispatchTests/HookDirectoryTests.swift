@@ -101,6 +101,12 @@ struct HookDirectoryTests {
                 let expected = unsafe.expected(in: dir.path)
                 #expect(hooks.entries() == [HookEntry(name: "50-hook", status: .refused(expected))])
                 #expect(throws: expected) { try hooks.open("50-hook") }
+                // Opened from an event's snapshot (the directory checked once for the listing
+                // and the first hook), the same refusal: a directory that fails gives no checked
+                // directory, and the hook's own walk says why.
+                let snapshot = hooks.snapshot()
+                #expect(snapshot.names == hooks.hookNames())
+                #expect(throws: expected) { try hooks.open("50-hook", in: snapshot) }
                 // Logged once per file and reason, however often it is looked at.
                 _ = try? hooks.open("50-hook")
                 #expect(log.with("reason", expected.code).count == 1)
@@ -116,7 +122,7 @@ struct HookDirectoryTests {
             let hooks = HookDirectory(path: dir.path, logger: log.logger)
             for _ in 0..<3 { _ = try? hooks.open("10-a") }
             try dir.chmod("10-a", 0o755)
-            _ = try hooks.open("10-a")
+            _ = try hooks.open("10-a", in: hooks.snapshot())
             try dir.chmod("10-a", 0o775)
             for _ in 0..<3 { _ = try? hooks.open("10-a") }
             #expect(log.with("hook", "10-a").filter { $0.level == .warning }.count == 2)
