@@ -76,11 +76,29 @@ final class AgentMetrics: Sendable {
 
     /// Counts one dispatched event.
     func record(_ event: Event) {
-        registry.makeCounter(
-            descriptor: Self.events,
-            labels: [("event", event.name.rawValue), ("scope", event.scope.rawValue)]
-        ).increment()
+        // The counter of each (event, scope) is looked up in the registry once: the lookup (a
+        // descriptor built, labels compared under the registry's lock) ran on the engine's thread
+        // for every event while its hook was starting.
+        let key = EventKey(name: event.name, scope: event.scope)
+        let counter =
+            eventCounters.withLock { $0[key] }
+            ?? {
+                let counter = registry.makeCounter(
+                    descriptor: Self.events,
+                    labels: [("event", event.name.rawValue), ("scope", event.scope.rawValue)]
+                )
+                eventCounters.withLock { $0[key] = counter }
+                return counter
+            }()
+        counter.increment()
     }
+
+    private struct EventKey: Hashable {
+        var name: Event.Name
+        var scope: Event.Scope
+    }
+
+    private let eventCounters = Mutex<[EventKey: Counter]>([:])
 
     /// Sets the per-policy path gauges.
     func record(paths: [NetworkPath]) {
