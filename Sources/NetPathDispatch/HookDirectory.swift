@@ -10,10 +10,12 @@ import Synchronization
 ///
 /// Hooks are the files of the directory in lexical (byte) order, minus ignored names (see
 /// ``HookEntry/IgnoreReason``). Whether a hook may run is decided when it is about to run, by
-/// ``open(_:)``, on the descriptor that is then executed; ``entries()`` applies the same checks
-/// for `netpathctl hooks`.
+/// ``open(_:)`` (every directory from `/`, then the file), or for an event's first hook by
+/// ``snapshot()`` (the directories, walked for the event's listing just before) and
+/// ``open(_:in:)`` (the file); ``entries()`` applies the same checks for `netpathctl hooks`.
 ///
-/// Change detection: before each use the directory is `stat`ed (one syscall) and re-listed only
+/// Change detection: before each use the directory is `fstat`ed (by the walk of ``snapshot()``;
+/// by a `stat` for ``hookNames()``) and re-listed only
 /// when its device, inode, mtime or ctime differ from the last listing. That is cheaper than an
 /// inotify watch (no extra thread, descriptor or queue overflow to handle) and enough, because a
 /// listing holds only names: trust is re-checked on every run anyway, so a `chmod` or `chown`
@@ -85,19 +87,33 @@ package final class HookDirectory: Sendable {
         /// The directory walked and checked from `/` (``TrustedPath``); `nil` when it is not
         /// trusted or not there (each hook's ``HookDirectory/open(_:in:)`` then says why).
         let checked: TrustedPath?
+        /// Which directory took it, and when: ``HookDirectory/open(_:in:)`` walks again for
+        /// another directory's snapshot or one older than ``HookDirectory/snapshotLifetime``.
+        let owner: ObjectIdentifier
+        let taken: ContinuousClock.Instant
     }
+
+    /// How long a ``Snapshot``'s check stands in for the walk: it is taken for the hook about to
+    /// be spawned, not for later ones.
+    static let snapshotLifetime: Duration = .milliseconds(100)
 
     /// The hook names, and the directory walked and checked for the event's first hook: one walk
     /// and its `fstat` serve as the listing's change check and as that hook's directory check.
     /// (A separate `stat` of the path, then the walk, were ~16 µs and ~20 µs of every event;
     /// perf.) Hooks run later in the event walk again: a check is only as fresh as its run.
     package func snapshot() -> Snapshot {
+        let taken = ContinuousClock.now
         guard let directory = try? TrustedPath.open(path, policy: policy),
             directory.status.st_mode & S_IFMT == S_IFDIR
         else {
-            return Snapshot(names: hookNames(), checked: nil)
+            return Snapshot(names: hookNames(), checked: nil, owner: ObjectIdentifier(self), taken: taken)
         }
-        return Snapshot(names: names(at: Stamp(directory.status)), checked: directory)
+        return Snapshot(
+            names: names(at: Stamp(directory.status)),
+            checked: directory,
+            owner: ObjectIdentifier(self),
+            taken: taken
+        )
     }
 
     /// The names at `stamp`: the cached listing when it is still good, else a new one.
@@ -140,11 +156,16 @@ package final class HookDirectory: Sendable {
         try open(name, in: nil)
     }
 
-    /// ``open(_:)`` from `directory`, a ``Snapshot/checked`` directory taken just before (the
-    /// walk from `/` is not repeated); `nil` walks as ``open(_:)`` does.
-    package func open(_ name: String, in directory: Snapshot?) throws(HookRefusal) -> OpenedHook {
+    /// ``open(_:)`` from `snapshot`'s checked directory, taken just before by this directory's
+    /// ``snapshot()`` (the walk from `/` is not repeated); `nil`, another directory's snapshot or
+    /// an old one walks as ``open(_:)`` does.
+    package func open(_ name: String, in snapshot: Snapshot?) throws(HookRefusal) -> OpenedHook {
+        let fresh = snapshot.flatMap { snapshot in
+            snapshot.owner == ObjectIdentifier(self) && ContinuousClock.now - snapshot.taken < Self.snapshotLifetime
+                ? snapshot.checked : nil
+        }
         do {
-            let hook = try check(name, in: directory?.checked)
+            let hook = try check(name, in: fresh)
             // A file refused before and fixed since is logged again if it breaks again.
             logged.withLock { set in
                 if !set.isEmpty { set = set.filter { !$0.hasPrefix(name + "\0") } }

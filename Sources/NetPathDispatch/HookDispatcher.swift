@@ -277,7 +277,8 @@ package final class HookDispatcher: Sendable {
         if !native.isEmpty {
             // Computed once for all the event's hooks: only NETPATH_RULE and argv[0] differ.
             let payload = HookInvocation.EventPayload(job.event)
-            if !(await run(Self.lexical(native), job: job, payload: payload, checked: snapshot)) { return }
+            // Handed over: the checked directory is released once the first hook is open.
+            if !(await run(Self.lexical(native), job: job, payload: payload, checked: consume snapshot)) { return }
         }
 
         // Names a rule asks for that exist nowhere: logged once each, after the native hooks started.

@@ -5,7 +5,8 @@
 /// A hook file that passed the trust checks: what runs, and what it was when it was checked.
 ///
 /// ``HookDirectory/open(_:)`` walks the path from `/` (``TrustedPath``), checking every directory
-/// on it and on a symlink target's path, then the file itself. ``HookRunner`` executes
+/// on it and on a symlink target's path, then the file itself (for an event's first hook, the
+/// directories were walked by ``HookDirectory/snapshot()`` just before, for the event's listing). ``HookRunner`` executes
 /// ``executablePath``, so a script's `$0` is its real path and `dirname "$0"` works as hook
 /// authors (and the scripts other dispatchers run) expect.
 ///

@@ -114,6 +114,21 @@ struct HookDirectoryTests {
         }
     }
 
+    @Test("a hook is never opened from another directory's snapshot: the walk is made for its own")
+    func snapshotOfAnotherDirectory() async throws {
+        try await TemporaryDirectory.with { first in
+            try await TemporaryDirectory.with { second in
+                try first.hook("10-x", "exit 0")
+                let theirs = try second.hook("10-x", "exit 0")
+                let firstHooks = HookDirectory(path: first.path, logger: LogStore().logger)
+                let secondHooks = HookDirectory(path: second.path, logger: LogStore().logger)
+                let hook = try secondHooks.open("10-x", in: firstHooks.snapshot())
+                #expect(hook.resolvedPath == theirs)
+                #expect(hook.executablePath == theirs)
+            }
+        }
+    }
+
     @Test("a refusal is logged again after the file was fixed and broken anew")
     func refusalLoggedOncePerEpisode() async throws {
         try await TemporaryDirectory.with { dir in
