@@ -48,10 +48,22 @@ struct HookPipes: Sendable {
     }
 
     private static func pipe(_ name: String) throws(HookRunnerError) -> (read: Int32, write: Int32) {
+        try openPipe(name, nonBlocking: .read)
+    }
+
+    /// Which end of a pipe is the agent's.
+    enum End {
+        case read, write
+    }
+
+    /// A pipe, both ends close-on-exec (np_pipe_cloexec says why), `nonBlocking` (the agent's
+    /// end) non-blocking. The ends are two open file descriptions: O_NONBLOCK on the agent's
+    /// leaves the hook's blocking, as a program expects its standard streams to be.
+    static func openPipe(_ name: String, nonBlocking end: End) throws(HookRunnerError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
         guard np_pipe_cloexec(&ends) == 0 else { throw HookRunnerError(operation: "pipe2 (\(name))", errno: errno) }
-        // The ends are two open file descriptions: O_NONBLOCK on ours leaves the hook's as it is.
-        guard fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK) == 0 else {
+        let agents = end == .read ? ends[0] : ends[1]
+        guard fcntl(agents, F_SETFL, fcntl(agents, F_GETFL) | O_NONBLOCK) == 0 else {
             let reason = errno
             close(ends[0])
             close(ends[1])

@@ -1,5 +1,3 @@
-import CLinux
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -23,16 +21,8 @@ struct StandardInputPipe: Sendable {
     /// Both ends are close-on-exec from the start (np_pipe_cloexec says why); the read end is
     /// blocking, as a hook expects its stdin to be.
     static func open() throws(HookRunnerError) -> StandardInputPipe {
-        var ends: [Int32] = [-1, -1]
-        guard np_pipe_cloexec(&ends) == 0 else { throw HookRunnerError(operation: "pipe2 (stdin)", errno: errno) }
-        // The two ends are two open file descriptions: O_NONBLOCK here leaves the read end as it is.
-        guard fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK) == 0 else {
-            let reason = errno
-            close(ends[0])
-            close(ends[1])
-            throw HookRunnerError(operation: "fcntl (stdin)", errno: reason)
-        }
-        return StandardInputPipe(readEnd: ends[0], writeEnd: ends[1])
+        let ends = try HookPipes.openPipe("stdin", nonBlocking: .write)
+        return StandardInputPipe(readEnd: ends.read, writeEnd: ends.write)
     }
 
     /// Whether the write end is still open: something is left to write.
