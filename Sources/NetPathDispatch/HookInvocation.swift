@@ -98,19 +98,21 @@ package struct HookInvocation: Hashable, Sendable {
     /// order, built without a dictionary: hashing two dozen names into one, then looking each up
     /// again in order, was ~15 µs of every hook's start (perf, BENCHMARKS.md).
     package struct EventPayload: Sendable {
-        var interface: String
-        var name: String
-        /// ``HookInvocation/environmentNames`` and their values, `NETPATH_RULE` empty.
-        var variables: [(name: String, value: String)]
-        /// ``variables`` as `NAME=VALUE` bytes (``HookInvocation/environmentBytes``).
+        /// The event (the variables, should anyone ask for them as a dictionary, derive from it).
+        var event: Event
+        /// The environment as `NAME=VALUE` bytes, `NETPATH_RULE` empty
+        /// (``HookInvocation/environmentBytes``).
         var entries: [[UInt8]]
         var standardInput: HookInput
 
+        var interface: String { event.interface ?? "" }
+        var name: String { event.name.rawValue }
+
         package init(_ event: Event) {
-            interface = event.interface ?? ""
-            name = event.name.rawValue
-            variables = HookInvocation.variables(for: event, rule: nil)
-            entries = variables.map { HookInvocation.entry($0.name, $0.value, interfaceVariables: HookInvocation.interfaceVariables) }
+            self.event = event
+            entries = HookInvocation.variables(for: event, rule: nil).map {
+                HookInvocation.entry($0.name, $0.value, interfaceVariables: HookInvocation.interfaceVariables)
+            }
             standardInput = .event(EventLine(event))
         }
     }
@@ -127,9 +129,7 @@ package struct HookInvocation: Hashable, Sendable {
             case .variables(let variables):
                 return variables
             case .event(let payload, let rule):
-                var variables = Dictionary(payload.variables, uniquingKeysWith: { _, last in last })
-                variables["NETPATH_RULE"] = rule
-                return variables
+                return HookInvocation.environment(for: payload.event, rule: rule)
             }
         }
 

@@ -135,7 +135,7 @@ struct SpawnedHook: Sendable {
         var input = input
         defer { input.abandon() }
         // The timeout counts from here: the hook has been spawned.
-        var alarm = DeadlineClock(after: deadline.timeout)
+        var alarm = deadlineAfter(deadline.timeout)
         var expired = false
         if let bytes = prepare() { input.feed(bytes) } else { input.abandon() }
         fed()
@@ -165,21 +165,21 @@ struct SpawnedHook: Sendable {
             return true
         }
         while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), alarm.pollTimeout())
+            let ready = poll(&descriptors, nfds_t(descriptors.count), pollTimeout(until: alarm))
             if ready < 0 {
                 if errno == EINTR { continue }
                 // Cannot happen with valid descriptors; end the hook rather than leave it.
                 kill(-pid, SIGKILL)
                 break
             }
-            if alarm.hasPassed {
+            if let instant = alarm, ContinuousClock.now >= instant {
                 if expired {
                     deadline.kill()
-                    alarm = .never
+                    alarm = nil
                 } else {
                     expired = true
                     deadline.expire()
-                    alarm = DeadlineClock(after: deadline.grace)
+                    alarm = deadlineAfter(deadline.grace)
                 }
             }
             if ready == 0 { continue }
@@ -236,38 +236,20 @@ private func withCStrings<R>(_ entries: [[UInt8]], _ body: (UnsafePointer<Unsafe
     }
 }
 
-/// A point on the monotonic clock for `poll`'s timeout.
-private struct DeadlineClock {
-    /// Nanoseconds on CLOCK_MONOTONIC; `nil` for never.
-    private var instant: UInt64?
+/// `poll`'s timeout until `instant` (on the continuous clock): milliseconds, rounded up so that
+/// `poll` never wakes early; -1 for none.
+private func pollTimeout(until instant: ContinuousClock.Instant?) -> Int32 {
+    guard let instant else { return -1 }
+    let left = ContinuousClock.now.duration(to: instant)
+    guard left > .zero else { return 0 }
+    let (seconds, attoseconds) = left.components
+    let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+    guard !milliseconds.overflow else { return .max }
+    return Int32(clamping: milliseconds.partialValue + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+}
 
-    static let never = DeadlineClock(instant: nil)
-
-    private init(instant: UInt64?) { self.instant = instant }
-
-    init(after duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        // Saturating: a timeout of centuries is never.
-        let whole = UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        let span = whole.partialValue.addingReportingOverflow(UInt64(clamping: attoseconds / 1_000_000_000))
-        let sum = Self.now().addingReportingOverflow(span.partialValue)
-        instant = whole.overflow || span.overflow || sum.overflow ? nil : sum.partialValue
-    }
-
-    var hasPassed: Bool { instant.map { Self.now() >= $0 } ?? false }
-
-    /// Milliseconds until the instant, rounded up so that `poll` never wakes early; -1 for never.
-    func pollTimeout() -> Int32 {
-        guard let instant else { return -1 }
-        let now = Self.now()
-        guard instant > now else { return 0 }
-        let milliseconds = (instant - now + 999_999) / 1_000_000
-        return Int32(clamping: milliseconds)
-    }
-
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+/// `duration` from now on the continuous clock; `nil` (never) for one beyond a century, which
+/// `Instant` arithmetic could not hold.
+private func deadlineAfter(_ duration: Duration) -> ContinuousClock.Instant? {
+    duration < .seconds(3_153_600_000) ? ContinuousClock.now + max(.zero, duration) : nil
 }
