@@ -13,9 +13,12 @@ import Synchronization
 /// ``open(_:)`` (every directory from `/`, then the file), or for an event's first hook by
 /// ``snapshot()`` (the directories, walked for the event's listing just before) and
 /// ``open(_:in:)`` (the file); ``entries()`` applies the same checks for `netpathctl hooks`.
+/// "Every directory from `/`" is checked by a walk (``TrustedPath``) the first time and whenever
+/// anything changed; in between, the kept walk is confirmed by an `lstat` of each directory on the
+/// path (``TrustedPath/recheck(policy:)``), which establishes the same, for fewer system calls.
 ///
-/// Change detection: before each use the directory is `fstat`ed (by the walk of ``snapshot()``;
-/// by a `stat` for ``hookNames()``) and re-listed only
+/// Change detection: before each use the directory's status is read (by the check of
+/// ``snapshot()``; by a `stat` for ``hookNames()``) and it is re-listed only
 /// when its device, inode, mtime or ctime differ from the last listing. That is cheaper than an
 /// inotify watch (no extra thread, descriptor or queue overflow to handle) and enough, because a
 /// listing holds only names: trust is re-checked on every run anyway, so a `chmod` or `chown`
@@ -32,6 +35,10 @@ package final class HookDirectory: Sendable {
     private let policy: TrustPolicy
     private let logger: Logger
     private let cache = Mutex<Listing?>(nil)
+    /// The last walk of ``path`` from `/`, kept (an `O_PATH` descriptor) while ``path`` names it
+    /// without a symlink, `.` or `..`: later checks confirm it with
+    /// ``TrustedPath/recheck(policy:)`` instead of walking again, and walk again when that fails.
+    private let walked = Mutex<TrustedPath?>(nil)
     /// Refusals already logged, as `name \0 code`, so each is logged once until the file changes.
     private let logged = Mutex<Set<String>>([])
 
@@ -103,17 +110,29 @@ package final class HookDirectory: Sendable {
     /// perf.) Hooks run later in the event walk again: a check is only as fresh as its run.
     package func snapshot() -> Snapshot {
         let taken = ContinuousClock.now
-        guard let directory = try? TrustedPath.open(path, policy: policy),
-            directory.status.st_mode & S_IFMT == S_IFDIR
-        else {
+        guard let (directory, status) = try? checkedDirectory(), status.st_mode & S_IFMT == S_IFDIR else {
             return Snapshot(names: hookNames(), checked: nil, owner: ObjectIdentifier(self), taken: taken)
         }
-        return Snapshot(
-            names: names(at: Stamp(directory.status)),
-            checked: directory,
-            owner: ObjectIdentifier(self),
-            taken: taken
-        )
+        return Snapshot(names: names(at: Stamp(status)), checked: directory, owner: ObjectIdentifier(self), taken: taken)
+    }
+
+    /// The hooks directory, checked from `/` now, and its status now: the kept walk when
+    /// ``TrustedPath/recheck(policy:)`` confirms it, else a new walk (kept when ``path`` is
+    /// already resolved; a path through a symlink is walked every time, so a symlink pointed
+    /// elsewhere takes effect at the next check).
+    private func checkedDirectory() throws(HookRefusal) -> (TrustedPath, stat) {
+        if let kept = walked.withLock({ $0 }), let status = kept.recheck(policy: policy) {
+            return (kept, status)
+        }
+        do {
+            let directory = try TrustedPath.open(path, policy: policy)
+            let keep = directory.path == path && directory.status.st_mode & S_IFMT == S_IFDIR
+            walked.withLock { $0 = keep ? directory : nil }
+            return (directory, directory.status)
+        } catch {
+            walked.withLock { $0 = nil }
+            throw error
+        }
     }
 
     /// The names at `stamp`: the cached listing when it is still good, else a new one.
@@ -189,12 +208,13 @@ package final class HookDirectory: Sendable {
         // Every directory from `/` to the hooks directory, then the hook (following a symlink:
         // the target is what runs, so the target and every directory on its way are checked).
         let directory: TrustedPath
+        let status: stat
         if let checked {
-            directory = checked
+            (directory, status) = (checked, checked.status)
         } else {
-            directory = try TrustedPath.open(path, policy: policy)
+            (directory, status) = try checkedDirectory()
         }
-        guard directory.status.st_mode & S_IFMT == S_IFDIR else { throw .cannotOpen(errno: ENOTDIR) }
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw .cannotOpen(errno: ENOTDIR) }
         let file = try TrustedPath.open(name, from: directory, policy: policy)
         if let refusal = policy.refusal(mode: UInt32(file.status.st_mode), owner: UInt32(file.status.st_uid)) {
             throw refusal

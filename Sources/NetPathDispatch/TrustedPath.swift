@@ -61,6 +61,7 @@ final class TrustedPath: Sendable {
     {
         // The path resolved so far, without a trailing slash ("" is `/`): one string grown and cut
         // back, not a list of components joined for every directory (the walk runs before every hook).
+        if let base, let file = try openName(path, in: base, policy: policy) { return file }
         var resolved: String
         var current: Int32
         var pending: [Substring]
@@ -140,6 +141,77 @@ final class TrustedPath: Sendable {
             throw .cannotOpen(errno: code)
         }
         return TrustedPath(descriptor: current, path: Self.display(resolved), status: status)
+    }
+
+    /// The common case of a walk from an opened directory: `name` is one component and not a
+    /// symlink or a directory, so the walk would open it, `fstat` it and stop. Done directly, that
+    /// saves duplicating `base`'s descriptor and splitting the name (the walk runs before every
+    /// hook). `nil` when the general walk must decide: a path, `.`/`..`, a symlink or a directory.
+    private static func openName(_ name: String, in base: TrustedPath, policy: TrustPolicy) throws(HookRefusal)
+        -> TrustedPath?
+    {
+        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")) else { return nil }
+        let next = openat(base.descriptor, name, openPath | O_NOFOLLOW | O_CLOEXEC)
+        guard next >= 0 else { throw .cannotOpen(errno: errno) }
+        var status = stat()
+        guard fstat(next, &status) == 0 else {
+            let code = errno
+            close(next)
+            throw .cannotOpen(errno: code)
+        }
+        let type = status.st_mode & S_IFMT
+        guard type != S_IFLNK, type != S_IFDIR else {
+            close(next)
+            return nil
+        }
+        return TrustedPath(descriptor: next, path: (base.path == "/" ? "" : base.path) + "/" + name, status: status)
+    }
+
+    /// Checks again that ``path`` names this directory through directories that pass `policy`,
+    /// without opening anything: an `lstat` of every prefix of ``path`` (`/`, `/etc`,
+    /// `/etc/netpath`, …) must find a directory (not a symlink) that passes, and the last one must
+    /// be this very directory (device and inode). That is what a new walk from `/` would establish
+    /// (``path`` is resolved: no symlink, `.` or `..`), for one `lstat` per directory instead of
+    /// an `openat`, an `fstat` and a `close`, and without a file description to allocate and free
+    /// (a walk of `/etc/netpath/hooks.d` was ~40 µs of each event; perf).
+    ///
+    /// - Returns: The directory's status now, or `nil` when anything differs or fails: the caller
+    ///   walks again, and that walk says why it refuses.
+    func recheck(policy: TrustPolicy) -> stat? {
+        guard status.st_mode & S_IFMT == S_IFDIR, path.hasPrefix("/") else { return nil }
+        var bytes = Array(path.utf8CString)
+        let end = bytes.count - 1  // the terminating NUL
+        var current = stat()
+        let passed = bytes.withUnsafeMutableBufferPointer { buffer -> Bool in
+            let base = buffer.baseAddress!
+            // "/" first, then each prefix, cut at the next slash (or the end) by a NUL put there
+            // for the call and taken away after.
+            var index = 1
+            guard Self.isTrustedDirectory("/", &current, policy) else { return false }
+            while index <= end {
+                if index == end || buffer[index] == CChar(UInt8(ascii: "/")) {
+                    let saved = buffer[index]
+                    buffer[index] = 0
+                    let trusted = Self.isTrustedDirectory(base, &current, policy)
+                    buffer[index] = saved
+                    guard trusted else { return false }
+                }
+                index += 1
+            }
+            return true
+        }
+        guard passed, current.st_dev == status.st_dev, current.st_ino == status.st_ino else { return nil }
+        return current
+    }
+
+    /// `lstat(path)` finds a directory that passes `policy`; its status is left in `status`.
+    private static func isTrustedDirectory(
+        _ path: UnsafePointer<CChar>,
+        _ status: inout stat,
+        _ policy: TrustPolicy
+    ) -> Bool {
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return false }
+        return policy.directoryRefusal(path: "", mode: UInt32(status.st_mode), owner: UInt32(status.st_uid)) == nil
     }
 
     private static func openRoot(_ policy: TrustPolicy) throws(HookRefusal) -> (Int32, String) {

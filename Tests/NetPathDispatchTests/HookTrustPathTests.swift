@@ -138,6 +138,68 @@ struct HookTrustPathTests {
         }
     }
 
+    /// A walk from `/` is kept between events and confirmed by an `lstat` of each directory on
+    /// the path (TrustedPath.recheck): every change a new walk would see must be seen by the next
+    /// check of the same HookDirectory. `base/etc/hooks.d/50-hook`, checked once before each change.
+    private func checkedOnce(_ base: TemporaryDirectory) throws -> (HookDirectory, OpenedHook) {
+        try makeDirectory(base.path("etc"), mode: 0o755)
+        try makeDirectory(base.path("etc/hooks.d"), mode: 0o755)
+        try safeHook(base.path("etc/hooks.d/50-hook"))
+        let hooks = HookDirectory(path: base.path("etc/hooks.d"), logger: LogStore().logger)
+        let first = try hooks.open("50-hook", in: hooks.snapshot())
+        #expect(try hooks.open("50-hook") == first)
+        return (hooks, first)
+    }
+
+    @Test("a directory on the path made writable after a check is refused at the next check, and accepted once fixed")
+    func directoryMadeWritableAfterACheck() async throws {
+        try await TemporaryDirectory.with { base in
+            let (hooks, first) = try checkedOnce(base)
+            for (directory, mode) in [("etc", 0o775), ("etc/hooks.d", 0o757)] as [(String, mode_t)] {
+                guard chmod(base.path(directory), mode) == 0 else { throw TestFailure("chmod \(directory)") }
+                let refusal = HookRefusal.directoryWritableByGroupOrOthers(path: base.path(directory), mode: 0o40000 | UInt32(mode))
+                #expect(throws: refusal) { try hooks.open("50-hook", in: hooks.snapshot()) }
+                #expect(throws: refusal) { try hooks.open("50-hook") }
+                guard chmod(base.path(directory), 0o755) == 0 else { throw TestFailure("chmod \(directory)") }
+                #expect(try hooks.open("50-hook") == first)
+            }
+        }
+    }
+
+    @Test("a hooks directory replaced after a check: the next check opens the new one's file")
+    func hooksDirectoryReplacedAfterACheck() async throws {
+        try await TemporaryDirectory.with { base in
+            let (hooks, first) = try checkedOnce(base)
+            guard rename(base.path("etc/hooks.d"), base.path("etc/hooks.old")) == 0 else { throw TestFailure("rename") }
+            try makeDirectory(base.path("etc/hooks.d"), mode: 0o755)
+            try safeHook(base.path("etc/hooks.d/50-hook"))
+            var status = stat()
+            guard stat(base.path("etc/hooks.d/50-hook"), &status) == 0 else { throw TestFailure("stat") }
+            let second = try hooks.open("50-hook", in: hooks.snapshot())
+            #expect(second.inode != first.inode)
+            #expect(second.inode == UInt64(status.st_ino))
+        }
+    }
+
+    @Test("a directory on the path replaced by a symlink after a check: the next check follows it and checks its target")
+    func directoryReplacedBySymlinkAfterACheck() async throws {
+        try await TemporaryDirectory.with { base in
+            let (hooks, _) = try checkedOnce(base)
+            guard rename(base.path("etc"), base.path("real")) == 0 else { throw TestFailure("rename") }
+            try link(base.path("etc"), to: "real")
+            #expect(try hooks.open("50-hook").executablePath == base.path("real/hooks.d/50-hook"))
+            // The same tree moved where anybody may put a name: refused, though nothing in it changed.
+            try makeDirectory(base.path("drop"), mode: 0o1777)
+            guard rename(base.path("real"), base.path("drop/real")) == 0, unlink(base.path("etc")) == 0 else {
+                throw TestFailure("move")
+            }
+            try link(base.path("etc"), to: "drop/real")
+            let refusal = HookRefusal.directoryWritableByGroupOrOthers(path: base.path("drop"), mode: 0o41777)
+            #expect(throws: refusal) { try hooks.open("50-hook", in: hooks.snapshot()) }
+            #expect(throws: refusal) { try hooks.open("50-hook") }
+        }
+    }
+
     @Test("a name with a control character is refused, never run, and logged on one line")
     func controlCharacterInName() async throws {
         try await TemporaryDirectory.with { dir in
