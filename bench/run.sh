@@ -28,7 +28,7 @@
 # table at start-up, default ROUTES), HOOK_TOGGLES (per kind and hook runner, default
 # 200, split over HOOK_ROUNDS interleaved rounds, default 4), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
 # default 100), HOOK_BATCH_ROUTES / HOOK_BATCHES (the first change right after an `ip -batch` of
-# that many routes, that many times; default 100000 / 6; 0 routes to skip), CONNECTIVITY_ROUNDS /
+# that many routes, that many times; default 100000 / 18, enough for a median and a p99 that one slow minute does not decide; 0 routes to skip), CONNECTIVITY_ROUNDS /
 # CONNECTIVITY_AFTER / CONNECTIVITY_IDLE (bench/connectivity.py: rounds, seconds behind the portal
 # before it turns into full internet, idle seconds; default 3 / 20 / 20), PROBE_COUNT (probes of
 # each kind for bench/probe_helper.py, default 200), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
@@ -50,7 +50,7 @@ HOOK_ROUNDS=${HOOK_ROUNDS:-4}
 HOOK_GAP_MS=${HOOK_GAP_MS:-40}
 HOOK_TRACE_TOGGLES=${HOOK_TRACE_TOGGLES:-100}
 HOOK_BATCH_ROUTES=${HOOK_BATCH_ROUTES:-100000}
-HOOK_BATCHES=${HOOK_BATCHES:-6}
+HOOK_BATCHES=${HOOK_BATCHES:-18}
 CONNECTIVITY_ROUNDS=${CONNECTIVITY_ROUNDS:-3}
 CONNECTIVITY_AFTER=${CONNECTIVITY_AFTER:-20}
 CONNECTIVITY_IDLE=${CONNECTIVITY_IDLE:-20}
