@@ -224,7 +224,9 @@ package final class HookDispatcher: Sendable {
     }
 
     private func resumeIdleWaitersIfIdle() {
-        let waiters = state.withLock { state in
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            // Nobody waits, almost always: skip counting the queues (after every event and run).
+            if state.idleWaiters.count == 0 { return [] }
             let idle = state.queues.pending == 0
             return state.idleWaiters.takeReady { idle }
         }
