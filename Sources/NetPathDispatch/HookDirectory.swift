@@ -38,7 +38,14 @@ package final class HookDirectory: Sendable {
     /// The last walk of ``path`` from `/`, kept (an `O_PATH` descriptor) while ``path`` names it
     /// without a symlink, `.` or `..`: later checks confirm it with
     /// ``TrustedPath/recheck(policy:)`` instead of walking again, and walk again when that fails.
+    /// (The descriptor keeps the directory's file system busy: to unmount one holding the hooks
+    /// directory, stop the agent first.)
     private let walked = Mutex<TrustedPath?>(nil)
+    private let walkCount = Atomic<Int>(0)
+
+    /// How many times the path was walked from `/` (the first check, and each one after a
+    /// change); the other checks confirmed the kept walk. For tests and diagnostics.
+    package var walks: Int { walkCount.load(ordering: .relaxed) }
     /// Refusals already logged, as `name \0 code`, so each is logged once until the file changes.
     private let logged = Mutex<Set<String>>([])
 
@@ -124,9 +131,12 @@ package final class HookDirectory: Sendable {
         if let kept = walked.withLock({ $0 }), let status = kept.recheck(policy: policy) {
             return (kept, status)
         }
+        walkCount.add(1, ordering: .relaxed)
         do {
             let directory = try TrustedPath.open(path, policy: policy)
-            let keep = directory.path == path && directory.status.st_mode & S_IFMT == S_IFDIR
+            // Bytes, not String's ==: canonically equivalent spellings (é precomposed or not) are
+            // different paths to the kernel, and one may be a symlink to the other.
+            let keep = directory.path.utf8.elementsEqual(path.utf8) && directory.status.st_mode & S_IFMT == S_IFDIR
             walked.withLock { $0 = keep ? directory : nil }
             return (directory, directory.status)
         } catch {

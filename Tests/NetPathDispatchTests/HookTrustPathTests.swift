@@ -148,6 +148,9 @@ struct HookTrustPathTests {
         let hooks = HookDirectory(path: base.path("etc/hooks.d"), logger: LogStore().logger)
         let first = try hooks.open("50-hook", in: hooks.snapshot())
         #expect(try hooks.open("50-hook") == first)
+        #expect(try hooks.open("50-hook", in: hooks.snapshot()) == first)
+        // One walk; the other checks confirmed it (else the tests below would prove nothing).
+        #expect(hooks.walks == 1)
         return (hooks, first)
     }
 
@@ -163,6 +166,47 @@ struct HookTrustPathTests {
                 guard chmod(base.path(directory), 0o755) == 0 else { throw TestFailure("chmod \(directory)") }
                 #expect(try hooks.open("50-hook") == first)
             }
+            // Fixed, the new walk is kept again.
+            let walks = hooks.walks
+            #expect(try hooks.open("50-hook", in: hooks.snapshot()) == first)
+            #expect(hooks.walks == walks)
+        }
+    }
+
+    @Test(
+        "a directory on the path given to another user after a check is refused at the next check",
+        .enabled(if: Privileges.namespaceTestsEnabled, "needs root to give a directory to another user")
+    )
+    func directoryGivenAwayAfterACheck() async throws {
+        try await TemporaryDirectory.with { base in
+            let (hooks, first) = try checkedOnce(base)
+            for directory in ["etc", "etc/hooks.d"] {
+                guard chown(base.path(directory), 65534, 0) == 0 else { throw TestFailure("chown \(directory)") }
+                let refusal = HookRefusal.directoryUntrustedOwner(path: base.path(directory), uid: 65534)
+                #expect(throws: refusal) { try hooks.open("50-hook", in: hooks.snapshot()) }
+                guard chown(base.path(directory), getuid(), 0) == 0 else { throw TestFailure("chown \(directory)") }
+                #expect(try hooks.open("50-hook") == first)
+            }
+        }
+    }
+
+    @Test("a hook added after a check is in the next event's listing")
+    func hookAddedAfterACheck() async throws {
+        try await TemporaryDirectory.with { base in
+            try makeDirectory(base.path("etc"), mode: 0o755)
+            try makeDirectory(base.path("etc/hooks.d"), mode: 0o755)
+            try safeHook(base.path("etc/hooks.d/50-hook"))
+            // An old mtime before the first check, so its listing is reused while the directory
+            // is unchanged (one within two seconds of the mtime never is: the racy window).
+            let hourAgo = timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)
+            var times = [hourAgo, hourAgo]
+            guard utimensat(AT_FDCWD, base.path("etc/hooks.d"), &times, 0) == 0 else { throw TestFailure("utimensat") }
+            let hooks = HookDirectory(path: base.path("etc/hooks.d"), logger: LogStore().logger)
+            #expect(hooks.snapshot().names == ["50-hook"])
+            #expect(hooks.snapshot().names == ["50-hook"])
+            try safeHook(base.path("etc/hooks.d/60-new"))
+            #expect(hooks.snapshot().names == ["50-hook", "60-new"])
+            #expect(hooks.walks == 1)
         }
     }
 
