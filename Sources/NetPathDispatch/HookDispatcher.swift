@@ -211,6 +211,9 @@ package final class HookDispatcher: Sendable {
     /// Events queued or running.
     package var pendingEvents: Int { state.withLock { $0.queues.pending } }
 
+    /// Hook runs waiting for a slot (``Options/maxRunningHooks``): for tests and diagnostics.
+    package var runsWaitingForASlot: Int { slots.waiting }
+
     /// Returns when no event is queued or running (tests, `simulate --run-hooks`).
     package func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
@@ -373,12 +376,16 @@ package final class HookDispatcher: Sendable {
         var checked = checked
         for planned in plan {
             if Task.isCancelled { return false }
+            // The slot first, then the file's check: the wait for a slot (up to the slots'
+            // slowAfter while every one is busy) comes before the check, not between it and the exec.
+            let slot = await slots.acquire()
             let name = planned.name
             let hook: OpenedHook
             do {
                 defer { checked = nil }
                 hook = try planned.directory.open(name, in: planned.directory === directory ? checked : nil)
             } catch {
+                slots.release(slot)
                 state.withLock { $0.statistics.refusals[error.code, default: 0] += 1 }
                 continue
             }
@@ -391,10 +398,16 @@ package final class HookDispatcher: Sendable {
                         event: job.event,
                         timeout: planned.target.timeout
                     )
-                else { continue }
+                else {
+                    slots.release(slot)
+                    continue
+                }
                 invocation = built
             case .networkd:
-                guard let networkd = planned.networkd else { continue }
+                guard let networkd = planned.networkd else {
+                    slots.release(slot)
+                    continue
+                }
                 invocation = NetworkdInvocation.invocation(
                     script: name,
                     path: planned.directory.path + "/" + name,
@@ -412,7 +425,6 @@ package final class HookDispatcher: Sendable {
                     timeout: planned.target.timeout
                 )
             }
-            let slot = await slots.acquire()
             // Called in this task: cancelling the dispatcher (shutdown) does not cut a running
             // hook short, since nothing in a run waits on anything a cancellation ends (the
             // runner waits on threads of its own); the hook keeps its timeout and its leftovers
