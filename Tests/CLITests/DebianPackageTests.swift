@@ -26,7 +26,7 @@ struct DebianPackageTests {
     }
 
     @Test(
-        "Version is NetPathVersion.current; Depends comes from the binaries: libnl, and a libc6 that loads them; no Swift"
+        "Version is NetPathVersion.current; Depends comes from the binaries (libnl, a libc6 that loads them; no Swift), and names systemd-sysusers"
     )
     func controlFields() async throws {
         let package = try await DebianPackage.current()
@@ -48,6 +48,9 @@ struct DebianPackageTests {
             #expect(names.contains(Substring(library)), "\(depends)")
         }
         #expect(!depends.lowercased().contains("swift"), "\(depends)")
+        // The postinst runs systemd-sysusers (the probe helper's user), as dh_installsysusers's
+        // dependency names it.
+        #expect(depends.contains("systemd | systemd-standalone-sysusers | systemd-sysusers"), "\(depends)")
         // libc6's minimum covers every glibc version the binaries need, symbol or not
         // (GLIBC_ABI_DT_RELR has none, and dpkg-shlibdeps alone misses it): as libc6's
         // symbols file dates them.
@@ -108,6 +111,7 @@ struct DebianPackageTests {
             "usr/share/man/man8/netpathctl.8.gz": file,
             "usr/share/man/man5/netpath.toml.5.gz": file,
             "usr/share/man/man7/netpath-hooks.7.gz": file,
+            "usr/lib/sysusers.d/netpath.conf": file,
         ]
         for tool in ["netpathd", "netpathctl"] {
             expected["usr/share/bash-completion/completions/\(tool)"] = file
@@ -143,9 +147,13 @@ struct DebianPackageTests {
                 == Self.text("\(repository)/config/netpath.toml")
         )
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(package.contents)/etc/netpath/hooks.d").isEmpty)
+        #expect(
+            try Self.text("\(package.contents)/usr/lib/sysusers.d/netpath.conf")
+                == Self.text("\(repository)/packaging/debian/netpath.sysusers")
+        )
     }
 
-    @Test("install enables the unit inside the root; an edited conffile survives the upgrade; purge leaves nothing")
+    @Test("install enables the unit inside the root and creates the probe helper's user; an edited conffile survives the upgrade; purge leaves only that user")
     func installUpgradeRemovePurge() async throws {
         try Privileges.requireRoot()
         let current = try await DebianPackage.current()
@@ -170,6 +178,15 @@ struct DebianPackageTests {
             "enabled on this machine, not in the root"
         )
         #expect(try root.query("${Conffiles}").contains("/etc/netpath/netpath.toml "))
+        // The probe helper's system user, made by systemd-sysusers inside the root.
+        let probeUser = { () throws -> [String] in
+            try Self.text("\(root.path)/etc/passwd").split(separator: "\n").map(String.init)
+                .filter { $0.hasPrefix("netpath-probe:") }
+        }
+        let users = try probeUser()
+        #expect(users.count == 1 && users[0].hasSuffix(":netpath connectivity probes:/nonexistent:/usr/sbin/nologin"), "\(users)")
+        let uid = try #require(Int(users.first?.split(separator: ":")[2] ?? ""))
+        #expect(uid > 0 && uid < 1000, "a system user's uid: \(uid)")
         var hooks = stat()
         #expect(stat("\(root.path)/etc/netpath/hooks.d", &hooks) == 0)
         #expect(hooks.st_mode & 0o7777 == 0o755 && hooks.st_uid == 0 && hooks.st_gid == 0)
@@ -188,6 +205,7 @@ struct DebianPackageTests {
         try root.dpkg(["--install", upgrade.path])
         #expect(try root.query("${Version} ${db:Status-Abbrev}") == "\(upgrade.version) ii ")
         #expect(try Self.text(config) == edited)
+        #expect(try probeUser() == users, "the upgrade keeps the probe helper's user as it was")
         #expect(!root.tree.contains { $0.contains(".dpkg-") }, "\(root.tree.filter { $0.contains(".dpkg-") })")
         #expect(
             (try? FileManager.default.destinationOfSymbolicLink(atPath: wants))
@@ -215,7 +233,10 @@ struct DebianPackageTests {
         )
         FileManager.default.createFile(atPath: "\(root.path)/var/log/netpath/events.jsonl", contents: Data("{}\n".utf8))
         try root.dpkg(["--purge", "netpath"])
-        #expect(root.tree == before, "left behind: \(root.tree.subtracting(before).sorted())")
+        // The user stays, as Debian's packages leave theirs on purge (a uid may still own files
+        // somewhere): the root's user database is all that is left.
+        let userDatabase: Set<String> = ["etc/passwd", "etc/group", "etc/shadow", "etc/gshadow", "etc/.pwd.lock"]
+        #expect(root.tree.subtracting(userDatabase) == before, "left behind: \(root.tree.subtracting(before).sorted())")
         let known = try Command.run(["dpkg-query", "--admindir=\(root.path)/var/lib/dpkg", "--show", "netpath"])
         #expect(known.status != 0, "dpkg still knows netpath after the purge: \(known.stdout)")
     }
