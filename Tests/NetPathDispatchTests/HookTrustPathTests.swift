@@ -47,16 +47,21 @@ struct HookTrustPathTests {
         }
     }
 
+    /// `base/etc/hooks.d/50-hook`: a safe hook, in a directory of mode 0755, in `etc` of `mode`.
+    private func hooksTree(_ base: TemporaryDirectory, parentMode mode: mode_t) throws {
+        try makeDirectory(base.path("etc"), mode: mode)
+        try makeDirectory(base.path("etc/hooks.d"), mode: 0o755)
+        try safeHook(base.path("etc/hooks.d/50-hook"))
+    }
+
     @Test("a hook under a directory whose parent the group may write is refused")
     func ancestorOfTheHooksDirectoryWritable() async throws {
         try await TemporaryDirectory.with { dir in
-            try makeDirectory(dir.path("open"), mode: 0o775)
-            try makeDirectory(dir.path("open/hooks.d"), mode: 0o755)
-            try safeHook(dir.path("open/hooks.d/50-hook"))
+            try hooksTree(dir, parentMode: 0o775)
             expectRefused(
-                HookDirectory(path: dir.path("open/hooks.d"), logger: LogStore().logger),
+                HookDirectory(path: dir.path("etc/hooks.d"), logger: LogStore().logger),
                 "50-hook",
-                .directoryWritableByGroupOrOthers(path: dir.path("open"), mode: 0o40775)
+                .directoryWritableByGroupOrOthers(path: dir.path("etc"), mode: 0o40775)
             )
         }
     }
@@ -142,9 +147,7 @@ struct HookTrustPathTests {
     /// the path (TrustedPath.recheck): every change a new walk would see must be seen by the next
     /// check of the same HookDirectory. `base/etc/hooks.d/50-hook`, checked once before each change.
     private func checkedOnce(_ base: TemporaryDirectory) throws -> (HookDirectory, OpenedHook) {
-        try makeDirectory(base.path("etc"), mode: 0o755)
-        try makeDirectory(base.path("etc/hooks.d"), mode: 0o755)
-        try safeHook(base.path("etc/hooks.d/50-hook"))
+        try hooksTree(base, parentMode: 0o755)
         let hooks = HookDirectory(path: base.path("etc/hooks.d"), logger: LogStore().logger)
         let first = try hooks.open("50-hook", in: hooks.snapshot())
         #expect(try hooks.open("50-hook") == first)
@@ -193,9 +196,7 @@ struct HookTrustPathTests {
     @Test("a hook added after a check is in the next event's listing")
     func hookAddedAfterACheck() async throws {
         try await TemporaryDirectory.with { base in
-            try makeDirectory(base.path("etc"), mode: 0o755)
-            try makeDirectory(base.path("etc/hooks.d"), mode: 0o755)
-            try safeHook(base.path("etc/hooks.d/50-hook"))
+            try hooksTree(base, parentMode: 0o755)
             // An old mtime before the first check, so its listing is reused while the directory
             // is unchanged (one within two seconds of the mtime never is: the racy window).
             let hourAgo = timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)
