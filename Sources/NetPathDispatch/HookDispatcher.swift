@@ -376,9 +376,11 @@ package final class HookDispatcher: Sendable {
         var checked = checked
         for planned in plan {
             if Task.isCancelled { return false }
-            // The slot first, then the file's check: the wait for a slot (up to the slots'
-            // slowAfter while every one is busy) comes before the check, not between it and the exec.
+            // The slot first, then the checks: the wait for a slot (up to the slots' slowAfter
+            // while every one is busy) comes before them, not between them and the exec. After
+            // a wait, the event's snapshot of the directory (taken before it) is not used either.
             let slot = await slots.acquire()
+            if slot.waited { checked = nil }
             let name = planned.name
             let hook: OpenedHook
             do {

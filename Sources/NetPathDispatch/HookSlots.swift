@@ -20,6 +20,9 @@ final class HookSlots: Sendable {
     /// One run's claim on a slot; give it back with ``release(_:)``.
     struct Lease: Hashable, Sendable {
         fileprivate let id: UInt64
+        /// Whether the run waited for it (another run had to end or turn slow first): what was
+        /// checked before the wait is as old as the wait.
+        let waited: Bool
     }
 
     private struct Waiter {
@@ -53,7 +56,7 @@ final class HookSlots: Sendable {
             guard counted.count < limit else { return nil }
             let id = nextID()
             counted[id] = now
-            return Lease(id: id)
+            return Lease(id: id, waited: false)
         }
 
         /// Grants waiters, oldest first, while the limit allows.
@@ -62,7 +65,7 @@ final class HookSlots: Sendable {
             while counted.count < limit, !waiters.isEmpty {
                 let waiter = waiters.removeFirst()
                 counted[waiter.id] = now
-                granted.append((waiter.continuation, Lease(id: waiter.id)))
+                granted.append((waiter.continuation, Lease(id: waiter.id, waited: true)))
             }
             return granted
         }

@@ -148,34 +148,47 @@ struct HookDispatcherTests {
         }
     }
 
-    @Test("a hook's file is checked once its run has a slot: made unsafe while the run waited for one, it is refused")
-    func checkedOnceTheSlotIsHeld() async throws {
+    @Test(
+        "a hook is checked once its run has a slot: made unsafe while the run waited for one (its file, or its directory), it is refused",
+        arguments: ["the file", "the directory"]
+    )
+    func checkedOnceTheSlotIsHeld(unsafe: String) async throws {
         try await TemporaryDirectory.with { dir in
-            guard mkfifo(dir.path("gate"), 0o600) == 0 else { throw TestFailure("mkfifo") }
-            try dir.hook("10-late", "[ \"$1\" = eth1 ] || exit 0\necho ran >> \(dir.path("ran"))")
+            // The test's own files are dotfiles, which are never hooks.
+            guard mkfifo(dir.path(".gate"), 0o600) == 0 else { throw TestFailure("mkfifo") }
+            try dir.hook("10-late", "[ \"$1\" = eth1 ] || exit 0\necho ran >> \(dir.path(".ran"))")
             // Holds the only slot until the test writes a line into the gate.
             try dir.hook(
                 "20-block",
-                "[ \"$1\" = eth0 ] || exit 0\necho started > \(dir.path("started"))\nread line < \(dir.path("gate"))"
+                "[ \"$1\" = eth0 ] || exit 0\necho started > \(dir.path(".started"))\nread line < \(dir.path(".gate"))"
             )
             let options = HookDispatcher.Options(maxRunningHooks: 1, slowAfter: .seconds(60))
             try await Self.withDispatcher(dir, options: options) { dispatcher in
                 dispatcher.dispatch(Events.interface(.up, "eth0"), to: [.all(timeout: .seconds(20))])
-                _ = try await dir.await("started")
+                _ = try await dir.await(".started")
                 dispatcher.dispatch(Events.interface(.up, "eth1", index: 8), to: [.all(timeout: .seconds(20))])
-                // eth1's first hook, 10-late, waits for the slot 20-block holds; it was safe when
-                // the event came, and is made writable by anyone now.
+                // eth1's first hook, 10-late, waits for the slot 20-block holds. Everything was
+                // safe when the event came (and when its snapshot of the directory was taken);
+                // now the file, or the directory, is made writable by others.
                 try await waitUntil("eth1's first run waits for the slot") { dispatcher.runsWaitingForASlot == 1 }
-                try dir.chmod("10-late", 0o777)
-                let gate = open(dir.path("gate"), O_WRONLY)
-                guard gate >= 0 else { throw TestFailure("open gate") }
+                try dir.chmod(unsafe == "the file" ? "10-late" : ".", 0o777)
+                // The gate: 20-block has it open for reading by now, or soon (ENXIO until then).
+                var gate: Int32 = -1
+                try await waitUntil("20-block reads the gate") {
+                    gate = open(dir.path(".gate"), O_WRONLY | O_NONBLOCK)
+                    return gate >= 0
+                }
                 _ = write(gate, "go\n", 3)
                 close(gate)
                 await dispatcher.waitUntilIdle()
-                #expect(dispatcher.statistics.refusals["writable-by-group-or-others"] == 1)
-                #expect(dispatcher.statistics.runCount("20-block", .success) == 2)
+                // The directory refuses both of eth1's hooks; the file only itself.
+                let (code, refused) =
+                    unsafe == "the file" ? ("writable-by-group-or-others", 1) : ("directory-writable-by-group-or-others", 2)
+                #expect(dispatcher.statistics.refusals == [code: refused])
+                #expect(dispatcher.statistics.runCount("20-block", .success) == 3 - refused)
             }
-            #expect(dir.read("ran") == nil)
+            #expect(dir.read(".ran") == nil)
+            try dir.chmod(".", 0o755)
         }
     }
 
