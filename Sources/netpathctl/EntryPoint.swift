@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import NetPathCore
 
 /// The process entry point: runs `Netpathctl.main` (ArgumentParser parses, runs the command, and
 /// on an error prints it and exits with its status) in a task while the main thread waits for it.
@@ -12,6 +13,7 @@ import Glibc
 @main
 enum EntryPoint {
     static func main() {
+        StandardDescriptors.openClosed()
         let finished = DispatchSemaphore(value: 0)
         // Detached: `main()` is on the main actor, and a plain `Task` would inherit it and wait for
         // the main queue forever.

@@ -243,6 +243,31 @@ struct SimulateRunHooksTests {
         #expect(result.stderr.contains("ran 2 hooks, 0 failed or timed out"))
     }
 
+    @Test("--run-hooks started with descriptors 0, 1 and 2 closed: netpathctl opens them on /dev/null, and each hook gets its event on stdin")
+    func closedStandardDescriptors() async throws {
+        let dir = try ScratchDirectory.make("np-simfds")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        chmod(dir.path, 0o755)
+        let log = dir.appendingPathComponent(".ran").path
+        // Each run: its event's name from stdin, and where netpathctl's (its parent's) 1 leads.
+        let hook = dir.appendingPathComponent("20-modem-off")
+        try """
+            #!/bin/sh
+            event=$(sed -n 's/.*"event":"\\([^"]*\\)".*/\\1/p')
+            echo "$2 $event $(readlink /proc/$PPID/fd/1)" >> \(log)
+            """.write(to: hook, atomically: true, encoding: .utf8)
+        chmod(hook.path, 0o755)
+        let result = try Command.run([
+            "/bin/sh", "-c", "exec \"$@\" <&- >&- 2>&-", "sh",
+            BuiltProducts.path("netpathctl"), "simulate", "--run-hooks", "--hooks-dir", dir.path,
+            "--config", SimulateCommandTests.traces.appendingPathComponent("uplinks-rules.toml").path,
+            "--trace", SimulateCommandTests.traces.appendingPathComponent("wired-unplugged.jsonl").path,
+        ])
+        #expect(result.status == 0)
+        let ran = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(ran == ["up up /dev/null"])
+    }
+
     @Test("--run-hooks runs the [[hook_dir]] directories too, each with its dialect")
     func runsDialectDirectories() throws {
         let dir = try ScratchDirectory.make("np-simdialects")

@@ -39,10 +39,15 @@ struct AgentStandardDescriptorsTests {
                 #expect(target == "/dev/null", "netpathd's descriptor \(descriptor) leads to \(target)")
             }
 
-            // Its stderr is closed to the harness, so these waits poll (every 200 ms, bounded).
-            let streams = try await agent.awaitLines(
-                in: scratch.appendingPathComponent("streams"), "the hook's descriptors", count: 2
-            ) { _ in true }
+            // The agent writes no log line the harness could wake on (its stderr is /dev/null):
+            // poll for the hook's file, bounded.
+            let streamsFile = scratch.appendingPathComponent("streams").path
+            var streams: [String] = []
+            try await waitUntil("the hook wrote its descriptors") {
+                streams = ((try? String(contentsOfFile: streamsFile, encoding: .utf8)) ?? "")
+                    .split(separator: "\n").map(String.init)
+                return streams.count == 2
+            }
             #expect(streams.allSatisfy { $0.hasPrefix("pipe:[") }, "the hook's 1 and 2: \(streams)")
             #expect(streams[0] != streams[1], "the hook's stdout and stderr are one pipe: \(streams)")
             let line = try Data(contentsOf: scratch.appendingPathComponent("stdin"))
