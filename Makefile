@@ -61,8 +61,9 @@ INSTALL_CONFIG    ?= release
 #   goes through unspecialized code that looks up generic metadata at run time. With the bodies
 #   available the compiler specializes and inlines them: the agent's own time from reading a link
 #   change to spawning its hook fell ~20 µs of ~300 (interleaved perf timelines, 3 × 100 carrier
-#   toggles), and `netpathctl monitor --local`'s idle RSS did not grow (11.0 vs 11.4–12.0 MB,
-#   4 starts each in a fresh namespace).
+#   toggles), and `netpathctl monitor --local`'s idle RSS did not grow (11.0 MB with the flag,
+#   11.4–12.0 MB without; 4 starts each in a fresh namespace). It applies to the dependencies'
+#   modules too, and only to these builds: `make build` and `make test` build for debugging.
 INSTALL_SWIFT_FLAGS ?= --static-swift-stdlib -Xswiftc -L$(CURDIR)/build-support/static-libstdc++ \
 	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
 	-Xswiftc -cross-module-optimization

@@ -209,7 +209,8 @@ package struct HookInvocation: Hashable, Sendable {
     /// One `NAME=VALUE` entry: the kernel's bytes for a variable of `interfaceVariables`
     /// (``InterfaceName``), UTF-8 otherwise.
     static func entry(_ name: String, _ value: String, interfaceVariables: Set<String>) -> [UInt8] {
-        // Sized once: built as `Array(name.utf8)` and grown, each entry was three allocations.
+        // Sized once: built as `Array(name.utf8)` and grown, each entry was three allocations
+        // (an interface name's value still makes its own, in `kernelBytes`).
         var entry: [UInt8] = []
         entry.reserveCapacity(name.utf8.count + 1 + value.utf8.count)
         entry += name.utf8
