@@ -376,21 +376,9 @@ package final class HookDispatcher: Sendable {
         var checked = checked
         for planned in plan {
             if Task.isCancelled { return false }
-            // The slot first, then the checks: the wait for a slot (up to the slots' slowAfter
-            // while every one is busy) comes before them, not between them and the exec. After
-            // a wait, the event's snapshot of the directory (taken before it) is not used either.
-            let slot = await slots.acquire()
-            if slot.waited { checked = nil }
             let name = planned.name
-            let hook: OpenedHook
-            do {
-                defer { checked = nil }
-                hook = try planned.directory.open(name, in: planned.directory === directory ? checked : nil)
-            } catch {
-                slots.release(slot)
-                state.withLock { $0.statistics.refusals[error.code, default: 0] += 1 }
-                continue
-            }
+            // What the run will be, which does not depend on the file: made before the slot is
+            // taken, so a dialect's event that has no run never holds one.
             let invocation: HookInvocation
             switch planned.dialect {
             case .networkmanager:
@@ -400,16 +388,10 @@ package final class HookDispatcher: Sendable {
                         event: job.event,
                         timeout: planned.target.timeout
                     )
-                else {
-                    slots.release(slot)
-                    continue
-                }
+                else { continue }
                 invocation = built
             case .networkd:
-                guard let networkd = planned.networkd else {
-                    slots.release(slot)
-                    continue
-                }
+                guard let networkd = planned.networkd else { continue }
                 invocation = NetworkdInvocation.invocation(
                     script: name,
                     path: planned.directory.path + "/" + name,
@@ -426,6 +408,20 @@ package final class HookDispatcher: Sendable {
                     rule: planned.target.rule,
                     timeout: planned.target.timeout
                 )
+            }
+            // The slot, then the checks: the wait for a slot (up to the slots' slowAfter while
+            // every one is busy) comes before them, not between them and the exec. After a wait,
+            // the event's snapshot of the directory (taken before it) is not used either.
+            let slot = await slots.acquire()
+            if slot.waited { checked = nil }
+            let hook: OpenedHook
+            do {
+                defer { checked = nil }
+                hook = try planned.directory.open(name, in: planned.directory === directory ? checked : nil)
+            } catch {
+                slots.release(slot)
+                state.withLock { $0.statistics.refusals[error.code, default: 0] += 1 }
+                continue
             }
             // Called in this task: cancelling the dispatcher (shutdown) does not cut a running
             // hook short, since nothing in a run waits on anything a cancellation ends (the
