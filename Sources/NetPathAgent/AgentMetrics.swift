@@ -80,16 +80,15 @@ final class AgentMetrics: Sendable {
         // descriptor built, labels compared under the registry's lock) ran on the engine's thread
         // for every event while its hook was starting.
         let key = EventKey(name: event.name, scope: event.scope)
-        let counter =
-            eventCounters.withLock { $0[key] }
-            ?? {
-                let counter = registry.makeCounter(
-                    descriptor: Self.events,
-                    labels: [("event", event.name.rawValue), ("scope", event.scope.rawValue)]
-                )
-                eventCounters.withLock { $0[key] = counter }
-                return counter
-            }()
+        let counter = eventCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(
+                descriptor: Self.events,
+                labels: [("event", event.name.rawValue), ("scope", event.scope.rawValue)]
+            )
+            counters[key] = counter
+            return counter
+        }
         counter.increment()
     }
 

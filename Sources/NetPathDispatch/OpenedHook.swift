@@ -4,9 +4,9 @@
 
 /// A hook file that passed the trust checks: what runs, and what it was when it was checked.
 ///
-/// ``HookDirectory/open(_:)`` walks the path from `/` (``TrustedPath``), checking every directory
-/// on it and on a symlink target's path, then the file itself (for an event's first hook, the
-/// directories were walked by ``HookDirectory/snapshot()`` just before, for the event's listing). ``HookRunner`` executes
+/// ``HookDirectory/open(_:)`` checks every directory from `/` to the hooks directory (a walk,
+/// ``TrustedPath``, or a confirmation of the last one: ``TrustedPath/recheck(policy:)``) and on a
+/// symlink target's path, then the file itself. ``HookRunner`` executes
 /// ``executablePath``, so a script's `$0` is its real path and `dirname "$0"` works as hook
 /// authors (and the scripts other dispatchers run) expect.
 ///
