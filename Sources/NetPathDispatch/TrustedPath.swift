@@ -93,14 +93,7 @@ final class TrustedPath: Sendable {
                     try check(try Self.status(of: current), path: Self.display(resolved), policy: policy)
                     continue
                 }
-                let next = openat(current, String(part), openPath | O_NOFOLLOW | O_CLOEXEC)
-                guard next >= 0 else { throw HookRefusal.cannotOpen(errno: errno) }
-                var status = stat()
-                guard fstat(next, &status) == 0 else {
-                    let code = errno
-                    close(next)
-                    throw HookRefusal.cannotOpen(errno: code)
-                }
+                let (next, status) = try openEntry(String(part), in: current)
                 switch status.st_mode & S_IFMT {
                 case S_IFLNK:
                     symlinks += 1
@@ -151,20 +144,27 @@ final class TrustedPath: Sendable {
         -> TrustedPath?
     {
         guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")) else { return nil }
-        let next = openat(base.descriptor, name, openPath | O_NOFOLLOW | O_CLOEXEC)
-        guard next >= 0 else { throw .cannotOpen(errno: errno) }
-        var status = stat()
-        guard fstat(next, &status) == 0 else {
-            let code = errno
-            close(next)
-            throw .cannotOpen(errno: code)
-        }
+        let (next, status) = try openEntry(name, in: base.descriptor)
         let type = status.st_mode & S_IFMT
         guard type != S_IFLNK, type != S_IFDIR else {
             close(next)
             return nil
         }
         return TrustedPath(descriptor: next, path: (base.path == "/" ? "" : base.path) + "/" + name, status: status)
+    }
+
+    /// Opens `name` in `directory` without following a symlink (`O_PATH | O_NOFOLLOW`), and
+    /// `fstat`s it: the descriptor, owned by the caller, and its status.
+    private static func openEntry(_ name: String, in directory: Int32) throws(HookRefusal) -> (Int32, stat) {
+        let entry = openat(directory, name, openPath | O_NOFOLLOW | O_CLOEXEC)
+        guard entry >= 0 else { throw .cannotOpen(errno: errno) }
+        var status = stat()
+        guard fstat(entry, &status) == 0 else {
+            let code = errno
+            close(entry)
+            throw .cannotOpen(errno: code)
+        }
+        return (entry, status)
     }
 
     /// Checks again that ``path`` names this directory through directories that pass `policy`,
