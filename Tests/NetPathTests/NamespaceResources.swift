@@ -17,14 +17,26 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
 
     static let none = NamespaceResources(threads: 0, netlinkSockets: 0)
 
-    /// Counts them now.
+    /// Counts them now: the threads before and after the sockets, so that an engine starting or
+    /// stopping while the sockets are counted (an `ip netns exec`, ~10 ms) is counted again
+    /// rather than reported half before and half after (0 threads and 2 sockets, say).
     static func of(_ namespace: NetworkNamespace) throws -> NamespaceResources {
+        while true {
+            let threads = NetlinkEngine.threads(following: namespace.name)
+            let sockets = try netlinkSockets(namespace)
+            if NetlinkEngine.threads(following: namespace.name) == threads {
+                return NamespaceResources(threads: threads, netlinkSockets: sockets)
+            }
+        }
+    }
+
+    /// Entries of `/proc/self/fd` that are netlink sockets of `namespace`.
+    private static func netlinkSockets(_ namespace: NetworkNamespace) throws -> Int {
         var info = stat()
         guard stat("/run/netns/\(namespace.name)", &info) == 0 else {
             throw TestFailure("no /run/netns/\(namespace.name)")
         }
         let manager = FileManager.default
-        let threads = NetlinkEngine.threads(following: namespace.name)
 
         // /proc/net/netlink read from inside the namespace lists that namespace's netlink sockets.
         let table = try Command.check(["ip", "netns", "exec", namespace.name, "cat", "/proc/net/netlink"])
@@ -32,10 +44,9 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
             table.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").last.map(String.init) }
         )
         let fds = try manager.contentsOfDirectory(atPath: "/proc/self/fd")
-        let sockets = fds.compactMap { try? manager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+        return fds.compactMap { try? manager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
             .filter { $0.hasPrefix("socket:[") && inodes.contains(String($0.dropFirst(8).dropLast())) }
             .count
-        return NamespaceResources(threads: threads, netlinkSockets: sockets)
     }
 
     /// Threads of this process that are inside `namespace` (`/proc/self/task/*/ns/net`): none
@@ -54,10 +65,15 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
     }
 
     /// Polls (every 20 ms) until the namespace's resources equal `expected`, or fails at the deadline.
+    ///
+    /// The default deadline is generous because what is awaited runs as tasks: under `make
+    /// test`'s parallel phase hundreds of tests share Swift's two pool threads, and many block
+    /// them in `ip` commands, so an engine's start or stop can wait seconds for a thread (one CI
+    /// run saw an iteration's engine start only after 10 s). A leak still fails, only later.
     static func waitUntil(
         _ namespace: NetworkNamespace,
         are expected: NamespaceResources,
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(30)
     ) async throws {
         let deadline = ContinuousClock.now + timeout
         var seen = try of(namespace)

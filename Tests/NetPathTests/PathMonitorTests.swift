@@ -99,7 +99,7 @@ struct PathMonitorTests {
                 are: NamespaceResources(threads: 1, netlinkSockets: 2)
             )
             #expect(source.isRunning)
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(30)
             while first.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
