@@ -7,10 +7,10 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/pidfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,41 +22,97 @@ int np_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
 
 int np_eventfd_nonblocking(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
-int np_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[], const char *directory, int in,
-             int out, int err) {
-    posix_spawnattr_t attributes;
-    posix_spawn_file_actions_t actions;
-    int result = posix_spawnattr_init(&attributes);
-    if (result != 0) return result;
-    result = posix_spawn_file_actions_init(&actions);
-    if (result != 0) {
-        posix_spawnattr_destroy(&attributes);
-        return result;
-    }
-    sigset_t every, none;
-    // Every bit, not sigfillset(): glibc leaves its two internal signals (32, 33) out of a filled
-    // set, and posix_spawn then sets them to SIG_IGN in the child, which exec keeps.
-    memset(&every, 0xff, sizeof every);
-    sigemptyset(&none);
-    // The agent ignores SIGPIPE and blocks nothing a hook should inherit: reset it all.
-    short flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
-    if ((result = posix_spawnattr_setflags(&attributes, flags)) == 0 &&
-        (result = posix_spawnattr_setpgroup(&attributes, 0)) == 0 &&
-        (result = posix_spawnattr_setsigdefault(&attributes, &every)) == 0 &&
-        (result = posix_spawnattr_setsigmask(&attributes, &none)) == 0 &&
-        (result = posix_spawn_file_actions_adddup2(&actions, in, 0)) == 0 &&
-        (result = posix_spawn_file_actions_adddup2(&actions, out, 1)) == 0 &&
-        (result = posix_spawn_file_actions_adddup2(&actions, err, 2)) == 0 &&
-        (result = posix_spawn_file_actions_addchdir_np(&actions, directory)) == 0 &&
-        (result = posix_spawn_file_actions_addclosefrom_np(&actions, 3)) == 0) {
-        result = posix_spawn(pid, path, &actions, &attributes, argv, envp);
-    }
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    return result;
+/// What the spawning thread hands its child, which shares its memory until the exec.
+struct np_spawn_child {
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    const char *directory;
+    int in, out, err;
+    /// The errno of the step that failed, written by the child before it exits; 0 when it exec'd.
+    volatile int failure;
+};
+
+/// `rt_sigaction` and `rt_sigprocmask` themselves: glibc's wrappers refuse its two internal
+/// signals (32, 33), which the child must reset and unblock like any other.
+static int np_raw_default(int signal) {
+    // The kernel's struct (handler, flags, restorer, mask) all zero: SIG_DFL, no flags, no mask.
+    unsigned long action[4] = {0};
+    return (int)syscall(SYS_rt_sigaction, signal, action, NULL, _NSIG / 8);
 }
 
-int np_pidfd_open(pid_t pid) { return pidfd_open(pid, 0); }
+static int np_raw_sigmask(int how, const sigset_t *set, sigset_t *old) {
+    return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+}
+
+/// Puts `fd` at `target`. When they are the same, dup2 would leave FD_CLOEXEC set: it is cleared.
+static int np_place(int fd, int target) {
+    if (fd != target) return dup2(fd, target) < 0 ? -1 : 0;
+    int flags = fcntl(fd, F_GETFD);
+    return flags < 0 ? -1 : fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+}
+
+/// The child, on a stack inside the spawning thread's frame, sharing the agent's memory (the
+/// thread is suspended until the exec): only system calls, no allocation, no locks.
+static int np_spawn_child_main(void *argument) {
+    struct np_spawn_child *child = argument;
+    // Every signal arrives blocked (the parent blocked them all around clone), so no handler of
+    // the agent's can run here on its memory. Each disposition goes back to the default: handled
+    // ones would be reset by the exec anyway, ignored ones would not (a service manager starts
+    // the agent with SIGPIPE ignored; swift-service-lifecycle ignores SIGTERM, SIGINT and SIGHUP
+    // to receive them from Dispatch instead).
+    for (int signal = 1; signal < _NSIG; signal++) {
+        if (signal == SIGKILL || signal == SIGSTOP) continue;
+        np_raw_default(signal);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    if (setpgid(0, 0) < 0 || np_place(child->in, 0) < 0 || np_place(child->out, 1) < 0 ||
+        np_place(child->err, 2) < 0 || chdir(child->directory) < 0 || close_range(3, ~0U, 0) < 0 ||
+        np_raw_sigmask(SIG_SETMASK, &none, NULL) < 0) {
+        child->failure = errno;
+        _exit(127);
+    }
+    execve(child->path, child->argv, child->envp);
+    child->failure = errno;
+    _exit(127);
+}
+
+int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
+             const char *directory, int in, int out, int err) {
+    struct np_spawn_child child = {path, argv, envp, directory, in, out, err, 0};
+    // The child's stack: the thread is suspended until the child has exec'd (CLONE_VFORK), so
+    // its frame is free to lend. The child calls only thin system-call wrappers; 32 KiB is far
+    // more than they use. (glibc's posix_spawn maps a stack and unmaps it on every spawn.)
+    _Alignas(16) char stack[32 * 1024];
+    sigset_t every, previous;
+    memset(&every, 0xff, sizeof every);
+    if (np_raw_sigmask(SIG_BLOCK, &every, &previous) < 0) return errno;
+    int descriptor = -1;
+    int created = clone(np_spawn_child_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD,
+                        &child, &descriptor);
+    int cloneError = errno;
+    np_raw_sigmask(SIG_SETMASK, &previous, NULL);
+    if (created < 0) return cloneError;
+    if (child.failure != 0) {
+        // The child has exited (the parent resumes at its exec or its exit): reap it here.
+        siginfo_t info;
+        while (waitid(P_PIDFD, (id_t)descriptor, &info, WEXITED) < 0 && errno == EINTR) {}
+        close(descriptor);
+        return child.failure;
+    }
+    *pid = created;
+    *pidfd = descriptor;
+    // The child has exec'd but is still starting (the new program's loader, a shell reading its
+    // script): let it run before whatever the caller does next. The kernel woke this thread on
+    // the child's CPU and, having slept, it preempts the child there; on these machines it is
+    // not moved to an idle CPU either (BENCHMARKS.md: a traced hook lost ~170 µs of its start to
+    // the agent's bookkeeping after the spawn, on the same CPU, while the other CPU idled). A
+    // yield puts this thread behind the child until the child blocks or its slice ends; with
+    // nothing else runnable on this CPU it returns at once.
+    sched_yield();
+    return 0;
+}
 
 int np_pidfd_reap(int pidfd, int *signaled, int *status) {
     siginfo_t info = {0};

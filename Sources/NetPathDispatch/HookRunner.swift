@@ -11,7 +11,7 @@ import SystemPackage
 /// Runs one hook: spawns the checked file, feeds stdin, logs its output within limits, enforces
 /// the timeout, ends whatever the hook leaves running, and reports a ``HookResult``.
 ///
-/// The hook is spawned on the calling thread (``SpawnedHook``: `posix_spawn` with a cleared
+/// The hook is spawned on the calling thread (``SpawnedHook``: a vfork-style clone with a cleared
 /// environment, every descriptor above 2 closed, default signal dispositions, a process group of
 /// its own, `/` as working directory; a pidfd to wait on). The file executed is
 /// ``OpenedHook/executablePath``, the hook's real path; why that is safe after the check is

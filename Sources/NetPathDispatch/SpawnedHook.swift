@@ -13,10 +13,10 @@ import Synchronization
 /// own, and that hop, with the set-up before it, was ~137 µs of the ~600 µs between the kernel's
 /// message and the hook's fork (BENCHMARKS.md, "Hook start, traced"), where netplug needs 33 µs
 /// in all. Here the thread that
-/// decided to run the hook forks it (`posix_spawn`, CLONE_VFORK), with what the library gave the
-/// hook: a cleared environment, every descriptor above 2 closed, default signal dispositions and
-/// no blocked signals, a process group of its own, `/` as the working directory; and a pidfd to
-/// wait on, so the pid is never confused with a recycled one.
+/// decided to run the hook forks it (`np_spawn`: `clone` with CLONE_VFORK), with what the library
+/// gave the hook: a cleared environment, every descriptor above 2 closed, default signal
+/// dispositions and no blocked signals, a process group of its own, `/` as the working directory;
+/// and a pidfd to wait on, so the pid is never confused with a recycled one.
 ///
 struct SpawnedHook: Sendable {
     /// Which stream a chunk of output came from.
@@ -55,27 +55,16 @@ struct SpawnedHook: Sendable {
             close(error.write)
         }
         var pid: pid_t = 0
+        var pidfd: Int32 = -1
         let spawned = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
-                np_spawn(&pid, path, argv, envp, directory, standardInput, output.write, error.write)
+                np_spawn(&pid, &pidfd, path, argv, envp, directory, standardInput, output.write, error.write)
             }
         }
         guard spawned == 0 else {
             close(output.read)
             close(error.read)
             throw HookRunnerError(operation: "spawning \(path)", errno: spawned)
-        }
-        let pidfd = np_pidfd_open(pid)
-        guard pidfd >= 0 else {
-            // Cannot happen for a child not yet reaped short of running out of descriptors;
-            // the child is then killed and reaped here rather than left behind.
-            let reason = errno
-            kill(-pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            close(output.read)
-            close(error.read)
-            throw HookRunnerError(operation: "pidfd_open", errno: reason)
         }
         return SpawnedHook(pid: pid, pidfd: pidfd, standardOutput: output.read, standardError: error.read)
     }

@@ -80,6 +80,75 @@ struct HookRunnerTests {
         }
     }
 
+    @Test("a hook that cannot be exec'd is reported with the exec's error, and its child is reaped at once")
+    func failedExecLeavesNoChild() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.write("10-noshebang", "true\n", mode: 0o755)
+            try dir.hook("20-gone", "true")
+            let zombies = Self.zombieChildren()
+            let noShebang = try await Self.run("10-noshebang", in: dir)
+            #expect(Self.startFailure(noShebang)?.hasSuffix("10-noshebang: Exec format error (errno \(ENOEXEC))") == true, "\(noShebang)")
+            // Checked, then gone before the spawn: the open file's path no longer names anything.
+            let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
+            let opened = try hooks.open("20-gone")
+            try FileManager.default.removeItem(atPath: dir.path("20-gone"))
+            let invocation = HookInvocation(hook: "20-gone", event: Events.interface(.up, "eth0"), rule: nil, timeout: .seconds(5))
+            let gone = await HookRunner(options: .init(), logger: LogStore().logger, cgroup: Self.noCgroup).run(invocation, executing: opened)
+            #expect(Self.startFailure(gone)?.hasSuffix("20-gone: No such file or directory (errno \(ENOENT))") == true, "\(gone)")
+            // At most as many as before: an earlier test's hook may have been reaped meanwhile.
+            #expect(Self.zombieChildren() <= zombies, "a child that failed to exec was left unreaped")
+        }
+    }
+
+    @Test("signals the agent ignores reach a hook at their defaults, and none blocked (the lifecycle library ignores SIGTERM, SIGINT and SIGHUP)")
+    func ignoredSignalsAreReset() async throws {
+        let ignored = [SIGTERM, SIGINT, SIGHUP, SIGUSR2, SIGPIPE]
+        var previous: [Int32: sigaction] = [:]
+        for number in ignored {
+            var old = sigaction()
+            sigaction(number, nil, &old)
+            previous[number] = old
+            signal(number, SIG_IGN)
+        }
+        defer { for (number, old) in previous { var old = old; sigaction(number, &old, nil) } }
+        try await TemporaryDirectory.with { dir in
+            try dir.hook("10-signals", "exec grep -E '^Sig(Ign|Blk)' /proc/self/status")
+            let log = LogStore()
+            let result = try await Self.run("10-signals", in: dir, log: log)
+            #expect(result.termination == .exited(0))
+            let lines = Set(log.with("hook", "10-signals").filter { $0.metadata["stream"] != nil }.map(\.message))
+            #expect(lines == ["10-signals: SigBlk:\t0000000000000000", "10-signals: SigIgn:\t0000000000000000"])
+        }
+    }
+
+    static func startFailure(_ result: HookResult) -> String? {
+        guard case .failedToStart(let reason) = result.termination else { return nil }
+        return reason
+    }
+
+    /// Zombies whose parent is this process and whose name is one of its threads' (a child
+    /// takes the name of the thread that forked it, until it execs): children that never exec'd
+    /// and were not reaped.
+    static func zombieChildren() -> Int {
+        let me = getpid()
+        let manager = FileManager.default
+        let threadNames = Set(
+            ((try? manager.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap {
+                try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
+                    .trimmingCharacters(in: .newlines)
+            }
+        )
+        return ((try? manager.contentsOfDirectory(atPath: "/proc")) ?? []).filter { entry in
+            guard Int32(entry) != nil,
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { return false }
+            let name = String(stat[stat.index(after: open)..<close])
+            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+            return fields.count > 1 && fields[0] == "Z" && Int32(fields[1]) == me && threadNames.contains(name)
+        }.count
+    }
+
     @Test("a hook that floods its output and ignores SIGTERM is still killed after the grace")
     func floodingHookIsKilled() async throws {
         try await TemporaryDirectory.with { dir in
