@@ -82,7 +82,9 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     /// - Returns: The drops, and whether the subject needs a worker started.
     package mutating func enqueue(_ item: Item) -> (drops: [Drop], startWorker: Bool) {
         let key = item.event.subject
-        var subject = subjects[key] ?? Subject()
+        // Taken out and put back: the dictionary's copy would share the queue's buffer, and the
+        // append would then copy it.
+        var subject = subjects.removeValue(forKey: key) ?? Subject()
         var drops: [Drop] = []
         var item = item
         // Usually nothing is queued: skip the pass (unspecialized across modules, it is not free).
@@ -107,20 +109,20 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     /// The next item of `subject` for its worker, now running; `nil` when the worker should end
     /// (the queue is empty, the subject is stuck, or the queues are held).
     package mutating func take(_ subject: String) -> Item? {
-        guard var entry = subjects[subject], !entry.queue.isEmpty, !entry.stuck else {
-            if subjects[subject]?.stuck != true { subjects[subject] = nil }
+        guard let index = subjects.index(forKey: subject) else { return nil }
+        // In place, through the index: a copy of the entry would share its queue's buffer, and
+        // removing from it would then copy the buffer.
+        if subjects.values[index].queue.isEmpty || subjects.values[index].stuck {
+            if !subjects.values[index].stuck { subjects.remove(at: index) }
             return nil
         }
         if held {
             // The worker ends; ``release()`` starts another for what is queued.
-            entry.busy = false
-            subjects[subject] = entry
+            subjects.values[index].busy = false
             return nil
         }
-        let item = entry.queue.removeFirst()
-        subjects[subject] = entry
         running += 1
-        return item
+        return subjects.values[index].queue.removeFirst()
     }
 
     /// The running item of `subject` ended in time.
