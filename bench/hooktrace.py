@@ -35,8 +35,9 @@ from latency import run_toggles
 
 STAGES = ["read", "fork", "exec", "first_line"]
 
-# perf applies a --filter to the -e just before it. Writes are filtered to small ones: the hook's
-# line is ~40 bytes, while perf's own buffer writes would otherwise feed the trace back to itself.
+# perf applies a --filter to the -e just before it. Writes are filtered to small ones (the hook's
+# line is ~40 bytes) and to other processes than perf: its own writes of the trace are small too,
+# and traced they fed the trace back to itself, keeping one of the two CPUs busy with perf.
 EVENTS = [
     "-e", "syscalls:sys_enter_ioctl",
     "-e", "syscalls:sys_enter_recvmsg",
@@ -45,7 +46,7 @@ EVENTS = [
     "-e", "syscalls:sys_enter_clone3",
     "-e", "sched:sched_process_fork",
     "-e", "sched:sched_process_exec",
-    "-e", "syscalls:sys_enter_write", "--filter", "count < 256",
+    "-e", "syscalls:sys_enter_write", "--filter", "count < 256", "--exclude-perf",
 ]
 
 LINE = re.compile(r"^\s*(?P<comm>.+?)\s+(?P<pid>\d+)/(?P<tid>\d+)\s+(?P<time>\d+\.\d+):\s+(?P<event>\S+):\s*(?P<args>.*)$")

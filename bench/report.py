@@ -513,7 +513,7 @@ def render(results, netpathctl):
           "bench/hooktrace.py reads, per "
           "toggle: the toggle's SIOCSIFFLAGS ioctl entering the kernel (0), the runner's first `recvmsg()` after "
           "it, the `clone`/`clone3` that created the process which then execs the hook (the hook's fork; "
-          "netpathd's goes through `posix_spawn`), that process's `exec` (the hook script's `sh`), and "
+          "netpathd's is a vfork-style `clone` of its own), that process's `exec` (the hook script's `sh`), and "
           "`hookstamp`'s first `write()`. All are kernel timestamps on one clock; the tracepoints slow every "
           "traced process a little, so these figures sit slightly above the untraced ones.")
     w(f"- **Storm.** A fresh namespace per listener with an addressed veth pair; the listener starts, "
