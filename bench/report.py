@@ -324,7 +324,8 @@ def render(results, netpathctl):
             if "event_logged" not in npd["carrier"]:
                 continue
             w(f"{name} split by its own log (the `info` line it writes for each event it dispatches, after "
-              "spawning that event's first hook; µs stamps; medians, ms): change → event logged "
+              "spawning that event's first hook and yielding its CPU to it, so the line may come after the "
+              "hook's own stamp; µs stamps; medians, ms): change → event logged "
               f"{npd['carrier']['event_logged']['median_us'] / 1000:.2f} carrier / "
               f"{npd['admin']['event_logged']['median_us'] / 1000:.2f} admin; event logged → hook's stamp "
               f"{npd['carrier']['logged_to_hook_median_us'] / 1000:.2f} / "
