@@ -33,8 +33,10 @@ struct np_spawn_child {
     volatile int failure;
 };
 
-/// `rt_sigaction` and `rt_sigprocmask` themselves: glibc's wrappers refuse its two internal
-/// signals (32, 33), which the child must reset and unblock like any other.
+/// `rt_sigaction` and `rt_sigprocmask` themselves. glibc's wrappers leave out its two internal
+/// signals (32, 33): its mask wrapper drops them from a set to block, so the parent could not
+/// block them around the clone, and its `sigaction` refuses them, so the child could not reset
+/// their handlers.
 static int np_raw_default(int signal) {
     // The kernel's struct (handler, flags, restorer, mask) all zero: SIG_DFL, no flags, no mask.
     unsigned long action[4] = {0};
@@ -52,15 +54,52 @@ static int np_place(int fd, int target) {
     return flags < 0 ? -1 : fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
 }
 
+/// Closes every descriptor from 3 up. `close_range` (Linux 5.9) may be missing, or refused by a
+/// container's older seccomp profile: then `/proc/self/fd` is read with `getdents64` into a buffer
+/// on the stack, as glibc's `posix_spawn` does, and each descriptor closed.
+static int np_close_from_3(void) {
+    if (close_range(3, ~0U, 0) == 0) return 0;
+    if (errno != ENOSYS && errno != EPERM) return -1;
+    int directory = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (directory < 0) return -1;
+    char entries[1024];
+    long length;
+    while ((length = syscall(SYS_getdents64, directory, entries, sizeof entries)) > 0) {
+        int closed = 0;
+        for (long offset = 0; offset < length;) {
+            struct np_dirent64 {
+                unsigned long long inode;
+                long long next;
+                unsigned short length;
+                unsigned char type;
+                char name[];
+            } *entry = (struct np_dirent64 *)(entries + offset);
+            offset += entry->length;
+            int fd = 0, digits = 0;
+            for (const char *c = entry->name; *c >= '0' && *c <= '9'; c++, digits++) fd = fd * 10 + (*c - '0');
+            if (digits == 0 || fd < 3 || fd == directory) continue;
+            close(fd);
+            closed = 1;
+        }
+        // Closing changes the directory: read it again from the start until nothing is left.
+        if (closed && lseek(directory, 0, SEEK_SET) < 0) break;
+    }
+    close(directory);
+    return length < 0 ? -1 : 0;
+}
+
 /// The child, on a stack inside the spawning thread's frame, sharing the agent's memory (the
 /// thread is suspended until the exec): only system calls, no allocation, no locks.
 static int np_spawn_child_main(void *argument) {
     struct np_spawn_child *child = argument;
-    // Every signal arrives blocked (the parent blocked them all around clone), so no handler of
-    // the agent's can run here on its memory. Each disposition goes back to the default: handled
-    // ones would be reset by the exec anyway, ignored ones would not (a service manager starts
-    // the agent with SIGPIPE ignored; swift-service-lifecycle ignores SIGTERM, SIGINT and SIGHUP
-    // to receive them from Dispatch instead).
+    // Every signal arrives blocked (the parent blocked them all around clone). Each disposition
+    // goes back to the default before they are unblocked, just before the exec:
+    // - A handled signal: between the unblocking and the exec, the agent's handler (Swift's
+    //   backtracer's, Dispatch's, glibc's own for 32 and 33) would run here, on the agent's
+    //   memory and thread-local storage.
+    // - An ignored one: the exec keeps it ignored. A service manager starts the agent with
+    //   SIGPIPE ignored, and swift-service-lifecycle ignores SIGTERM, SIGINT and SIGHUP to
+    //   receive them from Dispatch instead.
     for (int signal = 1; signal < _NSIG; signal++) {
         if (signal == SIGKILL || signal == SIGSTOP) continue;
         np_raw_default(signal);
@@ -68,13 +107,13 @@ static int np_spawn_child_main(void *argument) {
     sigset_t none;
     sigemptyset(&none);
     if (setpgid(0, 0) < 0 || np_place(child->in, 0) < 0 || np_place(child->out, 1) < 0 ||
-        np_place(child->err, 2) < 0 || chdir(child->directory) < 0 || close_range(3, ~0U, 0) < 0 ||
+        np_place(child->err, 2) < 0 || chdir(child->directory) < 0 || np_close_from_3() < 0 ||
         np_raw_sigmask(SIG_SETMASK, &none, NULL) < 0) {
-        child->failure = errno;
+        child->failure = errno != 0 ? errno : ECHILD;
         _exit(127);
     }
     execve(child->path, child->argv, child->envp);
-    child->failure = errno;
+    child->failure = errno != 0 ? errno : ECHILD;
     _exit(127);
 }
 
@@ -94,6 +133,12 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
     int cloneError = errno;
     np_raw_sigmask(SIG_SETMASK, &previous, NULL);
     if (created < 0) return cloneError;
+    if (descriptor < 0) {
+        // A kernel before 5.2 ignores CLONE_PIDFD: the child is there, but nothing to wait on.
+        kill(created, SIGKILL);
+        while (waitpid(created, NULL, 0) < 0 && errno == EINTR) {}
+        return ENOSYS;
+    }
     if (child.failure != 0) {
         // The child has exited (the parent resumes at its exec or its exit): reap it here.
         siginfo_t info;
@@ -103,14 +148,6 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
     }
     *pid = created;
     *pidfd = descriptor;
-    // The child has exec'd but is still starting (the new program's loader, a shell reading its
-    // script): let it run before whatever the caller does next. The kernel woke this thread on
-    // the child's CPU and, having slept, it preempts the child there; on these machines it is
-    // not moved to an idle CPU either (BENCHMARKS.md: a traced hook lost ~170 µs of its start to
-    // the agent's bookkeeping after the spawn, on the same CPU, while the other CPU idled). A
-    // yield puts this thread behind the child until the child blocks or its slice ends; with
-    // nothing else runnable on this CPU it returns at once.
-    sched_yield();
     return 0;
 }
 

@@ -12,12 +12,14 @@ import Synchronization
 /// package is no longer a dependency): `Subprocess.run` hands the spawn to a worker thread of its
 /// own, and that hop, with the set-up before it, was ~137 µs of the ~600 µs between the kernel's
 /// message and the hook's fork (BENCHMARKS.md, "Hook start, traced"), where netplug needs 33 µs
-/// in all. Here the thread that
-/// decided to run the hook forks it (`np_spawn`: `clone` with CLONE_VFORK), with what the library
-/// gave the hook: a cleared environment, every descriptor above 2 closed, default signal
-/// dispositions and no blocked signals, a process group of its own, `/` as the working directory;
-/// and a pidfd to wait on, so the pid is never confused with a recycled one.
+/// in all. Here the thread that decided to run the hook forks it (`np_spawn`: `clone` with
+/// CLONE_VFORK), with what the library gave the hook: a cleared environment, every descriptor
+/// above 2 closed, default signal dispositions and no blocked signals, a process group of its
+/// own, `/` as the working directory; and a pidfd to wait on, so the pid is never confused with
+/// a recycled one.
 ///
+/// After the spawn the thread yields its CPU (``yieldToStartingHook()``), so that the hook
+/// starts before the agent's own work on the change goes on.
 struct SpawnedHook: Sendable {
     /// Which stream a chunk of output came from.
     enum Stream: Sendable {
@@ -66,7 +68,32 @@ struct SpawnedHook: Sendable {
             close(error.read)
             throw HookRunnerError(operation: "spawning \(path)", errno: spawned)
         }
+        yieldToStartingHook()
         return SpawnedHook(pid: pid, pidfd: pidfd, standardOutput: output.read, standardError: error.read)
+    }
+
+    /// When a spawn last yielded, or would have (`CLOCK_MONOTONIC` nanoseconds).
+    private static let lastSpawn = Atomic<Int64>(0)
+
+    /// Gives this thread's CPU away once, when the hook just spawned is the first for a while.
+    ///
+    /// The spawning thread resumes while the hook is still starting (at its exec), and on these
+    /// machines it resumes on the hook's CPU, which it takes over: the scheduler keeps a woken
+    /// task where its waker runs, even with the other CPU idle. The agent's work after a spawn
+    /// (the event's log line, the change's other events) then ran before the rest of the hook's
+    /// start, ~170 µs of it (BENCHMARKS.md, notes of the 21:15 run). The yield puts this thread
+    /// behind the tasks runnable on its CPU, the hook among them, until they block or their time
+    /// slice ends; with none it returns at once.
+    ///
+    /// Only the first spawn after 10 ms without one yields: on a CPU shared with a busy process
+    /// a yield can cost the agent that process's whole time slice, and in a burst (one change,
+    /// many hooks) each yield would let the hooks started first keep delaying the next spawns.
+    private static func yieldToStartingHook() {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        let previous = lastSpawn.exchange(nanoseconds, ordering: .relaxed)
+        if nanoseconds - previous >= 10_000_000 { sched_yield() }
     }
 
     /// Calls `prepare` first, then `output` with the hook's output as it comes, until the hook

@@ -21,13 +21,16 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
     /// stopping while the sockets are counted (an `ip netns exec`, ~10 ms) is counted again
     /// rather than reported half before and half after (0 threads and 2 sockets, say).
     static func of(_ namespace: NetworkNamespace) throws -> NamespaceResources {
-        while true {
-            let threads = NetlinkEngine.threads(following: namespace.name)
-            let sockets = try netlinkSockets(namespace)
-            if NetlinkEngine.threads(following: namespace.name) == threads {
-                return NamespaceResources(threads: threads, netlinkSockets: sockets)
-            }
+        var threads = NetlinkEngine.threads(following: namespace.name)
+        var sockets = try netlinkSockets(namespace)
+        // A few tries; should the count keep changing, the last sample is what the waits see.
+        for _ in 0..<5 {
+            let after = NetlinkEngine.threads(following: namespace.name)
+            if after == threads { break }
+            threads = after
+            sockets = try netlinkSockets(namespace)
         }
+        return NamespaceResources(threads: threads, netlinkSockets: sockets)
     }
 
     /// Entries of `/proc/self/fd` that are netlink sockets of `namespace`.

@@ -30,8 +30,8 @@ int np_eventfd_nonblocking(void);
 /// the caller's frame) and returns once the child has exec'd or failed to; CLONE_PIDFD gives the
 /// pidfd with the pid, so no other process can ever be confused with the child. What glibc's
 /// `posix_spawn` does besides (map and unmap a stack for the child, and a `pidfd_open` after it)
-/// took a spawn from 55 to 66 µs (medians, measured by hand in a small threaded program). After
-/// a spawn the calling thread yields its CPU to the child once (system.c says why).
+/// made a spawn 66 µs where this takes 55 µs (medians, measured by hand in a small threaded
+/// program).
 ///
 /// Returns 0 and sets `*pid` and `*pidfd` (close-on-exec), or an errno value (the exec's own
 /// error included; the failed child is then reaped).
