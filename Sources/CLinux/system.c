@@ -82,9 +82,14 @@ static int np_close_from_3(void) {
             closed = 1;
         }
         // Closing changes the directory: read it again from the start until nothing is left.
-        if (closed && lseek(directory, 0, SEEK_SET) < 0) break;
+        if (closed && lseek(directory, 0, SEEK_SET) < 0) {
+            length = -1;
+            break;
+        }
     }
+    int failure = errno;
     close(directory);
+    errno = failure;
     return length < 0 ? -1 : 0;
 }
 

@@ -73,6 +73,12 @@ struct HostLookupTests {
                 policy: PathPolicy(name: "vpn", target: "gateway.netpath-test.example"),
                 source: source
             )
+            // The vpn monitor's own paths: it gets each change on its own queue, maybe after the
+            // unrelated monitor has.
+            let (vpnUpdates, vpnContinuation) = AsyncStream<NetworkPath>.makeStream()
+            vpn.pathUpdateHandler = { vpnContinuation.yield($0) }
+            let vpnPaths = Recorder<NetworkPath>()
+            await vpnPaths.record(vpnUpdates)
             var began = ContinuousClock.now
             vpn.start(queue: DispatchQueue(label: "vpn"))
             let vpnStart = ContinuousClock.now - began
@@ -93,6 +99,7 @@ struct HostLookupTests {
             #expect(api.currentReachability?.status == .unresolved)
             #expect(api.currentReachability?.unresolvedReason == .lookingUp)
 
+            await vpnPaths.skipAll()
             for up in [false, true] {
                 let changed = ContinuousClock.now
                 try uplink.setCarrier(up)
@@ -108,12 +115,15 @@ struct HostLookupTests {
                     "carrier \(up ? "up" : "down") reached the handler after \(latency): \(path)"
                 )
             }
-            #expect(vpn.currentPath?.unsatisfiedReason == .targetUnresolved, "still looking up")
+            // Past the carrier's down (no interface) to its path with the interface back.
+            let back = try await vpnPaths.next("the vpn path with its interface back") { $0.unsatisfiedReason != .noInterface }
+            #expect(back.unsatisfiedReason == .targetUnresolved, "still looking up: \(back)")
             #expect(api.currentReachability?.unresolvedReason == .lookingUp, "still looking up")
 
             for monitor in [unrelated, vpn] { monitor.cancel() }
             api.cancel()
             await paths.stop()
+            await vpnPaths.stop()
             #expect(!source.isRunning)
         }
     }
