@@ -60,9 +60,13 @@ static int np_place(int fd, int target) {
 static int np_close_from_3(void) {
     if (close_range(3, ~0U, 0) == 0) return 0;
     if (errno != ENOSYS && errno != EPERM) return -1;
-    int directory = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    // System calls themselves, not glibc's cancellable wrappers: those would update the
+    // cancellation state of the suspended parent thread, whose memory this child shares.
+    // Descriptor 3 goes first, which leaves a slot for the directory even in a full table.
+    syscall(SYS_close, 3);
+    int directory = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (directory < 0) return -1;
-    char entries[1024];
+    _Alignas(8) char entries[1024];
     long length;
     while ((length = syscall(SYS_getdents64, directory, entries, sizeof entries)) > 0) {
         int closed = 0;
@@ -78,17 +82,17 @@ static int np_close_from_3(void) {
             int fd = 0, digits = 0;
             for (const char *c = entry->name; *c >= '0' && *c <= '9'; c++, digits++) fd = fd * 10 + (*c - '0');
             if (digits == 0 || fd < 3 || fd == directory) continue;
-            close(fd);
+            syscall(SYS_close, fd);
             closed = 1;
         }
         // Closing changes the directory: read it again from the start until nothing is left.
-        if (closed && lseek(directory, 0, SEEK_SET) < 0) {
+        if (closed && syscall(SYS_lseek, directory, 0, SEEK_SET) < 0) {
             length = -1;
             break;
         }
     }
     int failure = errno;
-    close(directory);
+    syscall(SYS_close, directory);
     errno = failure;
     return length < 0 ? -1 : 0;
 }
@@ -114,11 +118,11 @@ static int np_spawn_child_main(void *argument) {
     if (setpgid(0, 0) < 0 || np_place(child->in, 0) < 0 || np_place(child->out, 1) < 0 ||
         np_place(child->err, 2) < 0 || chdir(child->directory) < 0 || np_close_from_3() < 0 ||
         np_raw_sigmask(SIG_SETMASK, &none, NULL) < 0) {
-        child->failure = errno != 0 ? errno : ECHILD;
+        child->failure = errno != 0 ? errno : EIO;
         _exit(127);
     }
     execve(child->path, child->argv, child->envp);
-    child->failure = errno != 0 ? errno : ECHILD;
+    child->failure = errno != 0 ? errno : EIO;
     _exit(127);
 }
 
@@ -139,7 +143,8 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
     np_raw_sigmask(SIG_SETMASK, &previous, NULL);
     if (created < 0) return cloneError;
     if (descriptor < 0) {
-        // A kernel before 5.2 ignores CLONE_PIDFD: the child is there, but nothing to wait on.
+        // A kernel before 5.2 ignores CLONE_PIDFD: there is nothing to wait on. The child has
+        // exec'd by now (CLONE_VFORK), so this ends a hook that has just started.
         kill(created, SIGKILL);
         while (waitpid(created, NULL, 0) < 0 && errno == EINTR) {}
         return ENOSYS;

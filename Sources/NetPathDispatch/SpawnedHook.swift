@@ -72,7 +72,7 @@ struct SpawnedHook: Sendable {
         return SpawnedHook(pid: pid, pidfd: pidfd, standardOutput: output.read, standardError: error.read)
     }
 
-    /// When a spawn last yielded, or would have (`CLOCK_MONOTONIC` nanoseconds).
+    /// When the last spawn returned (`CLOCK_MONOTONIC` nanoseconds).
     private static let lastSpawn = Atomic<Int64>(0)
 
     /// Gives this thread's CPU away once, when the hook just spawned is the first for a while.

@@ -99,7 +99,7 @@ struct HostLookupTests {
             #expect(api.currentReachability?.status == .unresolved)
             #expect(api.currentReachability?.unresolvedReason == .lookingUp)
 
-            await vpnPaths.skipAll()
+            _ = try await vpnPaths.next("the vpn's first path") { $0.unsatisfiedReason == .targetUnresolved }
             for up in [false, true] {
                 let changed = ContinuousClock.now
                 try uplink.setCarrier(up)
@@ -115,8 +115,9 @@ struct HostLookupTests {
                     "carrier \(up ? "up" : "down") reached the handler after \(latency): \(path)"
                 )
             }
-            // Past the carrier's down (no interface) to its path with the interface back.
-            let back = try await vpnPaths.next("the vpn path with its interface back") { $0.unsatisfiedReason != .noInterface }
+            // In order: its first path (above), the carrier's down, then the path with it back.
+            _ = try await vpnPaths.next("the vpn path without its interface") { $0.unsatisfiedReason == .noInterface }
+            let back = try await vpnPaths.next("the vpn path with its interface back")
             #expect(back.unsatisfiedReason == .targetUnresolved, "still looking up: \(back)")
             #expect(api.currentReachability?.unresolvedReason == .lookingUp, "still looking up")
 

@@ -19,7 +19,8 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
 
     /// Counts them now: the threads before and after the sockets, so that an engine starting or
     /// stopping while the sockets are counted (an `ip netns exec`, ~10 ms) is counted again
-    /// rather than reported half before and half after (0 threads and 2 sockets, say).
+    /// rather than reported half before and half after (0 threads and 2 sockets, say). After
+    /// five changing counts the last sample stands, mixed or not: the waits try again anyway.
     static func of(_ namespace: NetworkNamespace) throws -> NamespaceResources {
         var threads = NetlinkEngine.threads(following: namespace.name)
         var sockets = try netlinkSockets(namespace)
