@@ -3,13 +3,13 @@
 
 #include "CLinux.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/pidfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,16 +71,10 @@ static int np_close_from_3(void) {
     while ((length = syscall(SYS_getdents64, directory, entries, sizeof entries)) > 0) {
         int closed = 0;
         for (long offset = 0; offset < length;) {
-            struct np_dirent64 {
-                unsigned long long inode;
-                long long next;
-                unsigned short length;
-                unsigned char type;
-                char name[];
-            } *entry = (struct np_dirent64 *)(entries + offset);
-            offset += entry->length;
+            const struct dirent64 *entry = (const struct dirent64 *)(entries + offset);
+            offset += entry->d_reclen;
             int fd = 0, digits = 0;
-            for (const char *c = entry->name; *c >= '0' && *c <= '9'; c++, digits++) fd = fd * 10 + (*c - '0');
+            for (const char *c = entry->d_name; *c >= '0' && *c <= '9'; c++, digits++) fd = fd * 10 + (*c - '0');
             if (digits == 0 || fd < 3 || fd == directory) continue;
             syscall(SYS_close, fd);
             closed = 1;
@@ -144,15 +138,15 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
     if (created < 0) return cloneError;
     if (descriptor < 0) {
         // A kernel before 5.2 ignores CLONE_PIDFD: there is nothing to wait on. The child has
-        // exec'd by now (CLONE_VFORK), so this ends a hook that has just started.
-        kill(created, SIGKILL);
+        // exec'd by now (CLONE_VFORK), so this ends a hook that has just started, and its group.
+        kill(-created, SIGKILL);
         while (waitpid(created, NULL, 0) < 0 && errno == EINTR) {}
         return ENOSYS;
     }
     if (child.failure != 0) {
         // The child has exited (the parent resumes at its exec or its exit): reap it here.
-        siginfo_t info;
-        while (waitid(P_PIDFD, (id_t)descriptor, &info, WEXITED) < 0 && errno == EINTR) {}
+        int signaled, status;
+        np_pidfd_reap(descriptor, &signaled, &status);
         close(descriptor);
         return child.failure;
     }

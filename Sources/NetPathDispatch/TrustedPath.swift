@@ -158,13 +158,12 @@ final class TrustedPath: Sendable {
     private static func openEntry(_ name: String, in directory: Int32) throws(HookRefusal) -> (Int32, stat) {
         let entry = openat(directory, name, openPath | O_NOFOLLOW | O_CLOEXEC)
         guard entry >= 0 else { throw .cannotOpen(errno: errno) }
-        var status = stat()
-        guard fstat(entry, &status) == 0 else {
-            let code = errno
+        do {
+            return (entry, try status(of: entry))
+        } catch {
             close(entry)
-            throw .cannotOpen(errno: code)
+            throw error
         }
-        return (entry, status)
     }
 
     /// Checks again that ``path`` names this directory through directories that pass `policy`,
