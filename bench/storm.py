@@ -13,9 +13,10 @@ the whole batch. Measured:
               peak_above_idle_kib is that minus VmRSS just before the batch;
   caught up   from the moment `ip -batch` exited to the moment the listener had read the whole
               batch: for netpathctl, the emitted_ns of the first --bench-snapshots line whose
-              message count reached the initial count + --routes + 1 (every route message is
-              counted, also those it drops unparsed; monitor prints the line on receiving the
-              classified state, before diffing it);
+              route count holds the marker (monitor prints the line on receiving the classified
+              state, before diffing it). The marker is the batch's last route, and every /32
+              before it was either dropped by the kernel for the engine's socket filter or read
+              and dropped unparsed ahead of it, in order;
               for ip monitor, the arrival of the line announcing the marker route. Negative means
               it had everything before `ip -batch` had even exited;
   overruns    netpathctl: EngineStatistics.overruns; ip monitor: "No buffer space" errors it printed.
@@ -63,7 +64,7 @@ class Snapshots:
         snap = json.loads(line)
         self.all.append(snap)
         self.first.set()
-        if self.target is not None and snap["messages"] >= self.target:
+        if self.target is not None and snap["route_count"] >= self.target:
             self.reached.set()
 
 
@@ -107,9 +108,9 @@ def main():
             sys.exit(f"{name} exited early with status {proc.returncode}")
 
         if args.listener == "netpathctl":
-            # Messages read before the batch (the namespace's own settling), then the batch's.
+            # The routes held before the batch, then the marker: a default route, which is kept.
             baseline_messages = snaps.all[-1]["messages"]
-            target = baseline_messages + args.routes + 1
+            target = snaps.all[-1]["route_count"] + 1
             snaps.target = target
         hwm_before = status_kib(proc.pid, "VmHWM")
         rss_before = status_kib(proc.pid, "VmRSS")
@@ -137,13 +138,13 @@ def main():
             "caught_up": caught,
         })
         if args.listener == "netpathctl":
-            final = next((s for s in snaps.all if s["messages"] >= target), None)
+            final = next((s for s in snaps.all if s["route_count"] >= target), None)
             last_snap = snaps.all[-1]
             during = [s for s in snaps.all if s["received_at"] >= start_ns]
             result.update({
                 "initial_route_count": baseline,
                 "final_route_count": last_snap["route_count"],
-                "expected_messages": target,
+                "messages_before": baseline_messages,
                 "skipped_routes": last_snap.get("skipped_routes"),
                 "caught_up_ms": (final["emitted_ns"] - end_ns) / 1e6 if final else None,
                 "applied_ms": (final["received_at"] - end_ns) / 1e6 if final else None,

@@ -18,6 +18,7 @@
 
 #include <linux/rtnetlink.h>
 #include <linux/fib_rules.h>
+#include <linux/filter.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
 #include <linux/if_arp.h>

@@ -30,15 +30,48 @@ final class KernelQueries: Sendable {
 
     private let state: Mutex<State>
     /// The addresses asked about in the current generation. A lock of its own: the engine
-    /// thread reads it on every batch and must not wait for a question in progress.
+    /// thread reads it on every batch and must not wait for a question in progress. The event
+    /// socket's filter is changed under it too, so programs are attached in the order their
+    /// lists were made.
     private let watchedAddresses = Mutex<[IPAddress]>([])
+    /// A descriptor of the engine's event socket of this object's own, for its ``RouteFilter``
+    /// (-1: the kernel filters nothing). Its own, because the threads that ask change the filter,
+    /// and the engine's descriptor number could be closed and reused meanwhile.
+    private let eventFilter: Int32
 
-    /// Asks over `socket` (opened in the engine's namespace), which nothing else reads.
-    init(socket: sending NetlinkSocket) {
+    /// Asks over `socket` (opened in the engine's namespace), which nothing else reads. With
+    /// `events`, the engine's event socket, keeps a ``RouteFilter`` on it for the internet probes
+    /// and the watched addresses; returns with the first attached. `filterError` is the errno of
+    /// that first attach (0: attached).
+    init(socket: sending NetlinkSocket, filtering events: Int32?) {
         let collector = MessageCollector()
         let buffer = ReceiveBuffer()
         let lookup = RouteLookup(socket: socket, collector: collector, buffer: buffer)
         state = Mutex(State(lookup: lookup))
+        eventFilter = events.map { fcntl($0, F_DUPFD_CLOEXEC, 3) } ?? -1
+        filterError = eventFilter >= 0 ? Self.refilter(eventFilter, watching: []) : (events == nil ? 0 : errno)
+    }
+
+    deinit {
+        if eventFilter >= 0 { close(eventFilter) }
+    }
+
+    /// The errno of the first filter's attach (0: attached, or none asked for). Without a filter
+    /// the engine's own walk drops the same routes, after reading them.
+    let filterError: Int32
+
+    /// The addresses whose covering routes the kernel passes although the engine does not keep
+    /// them: the internet probes.
+    private static let probes = [KernelRoute.probe(.ipv4), KernelRoute.probe(.ipv6)]
+
+    /// Attaches the program for the probes and `watched` to `descriptor`. When the kernel refuses
+    /// it (memory for socket options is limited), no filter is left at all: an old program that
+    /// lacks a watched address must not stay. Returns the errno of the refused attach, or 0.
+    @discardableResult
+    private static func refilter(_ descriptor: Int32, watching watched: [IPAddress]) -> Int32 {
+        let refused = RouteFilter(watching: probes + watched).attach(to: descriptor)
+        if refused != 0 { _ = RouteFilter.detach(from: descriptor) }
+        return refused
     }
 
     /// Dumps links, addresses, the kept routes (`np_walk`: default routes, and routes covering
@@ -104,12 +137,20 @@ final class KernelQueries: Sendable {
             if state.generation != generation {
                 state.generation = generation
                 state.answers.removeAll()
-                watchedAddresses.withLock { $0.removeAll() }
+                watchedAddresses.withLock { watched in
+                    guard !watched.isEmpty else { return }
+                    watched.removeAll()
+                    if eventFilter >= 0 { Self.refilter(eventFilter, watching: watched) }
+                }
             }
             if let known = state.answers[question] { return known }
-            // Watched before the kernel is asked: a covering route that arrives from now on moves
-            // the generation, and with it this answer.
-            watchedAddresses.withLock { if !$0.contains(address) { $0.append(address) } }
+            // Watched (and let through the event socket's filter) before the kernel is asked: a
+            // covering route that arrives from now on moves the generation, and with it this answer.
+            watchedAddresses.withLock { watched in
+                guard !watched.contains(address) else { return }
+                watched.append(address)
+                if eventFilter >= 0 { Self.refilter(eventFilter, watching: watched) }
+            }
             let answer = Self.ask(question, state.lookup, asked: &state.asked)
             state.answers[question] = answer
             return answer

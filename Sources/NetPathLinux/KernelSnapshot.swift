@@ -64,14 +64,16 @@ package struct KernelSnapshot: Sendable, Equatable {
 
 /// Counters the engine keeps for metrics and tests.
 package struct EngineStatistics: Sendable, Equatable {
-    /// rtnetlink messages received on the notification socket.
+    /// rtnetlink messages received on the notification socket: not the route notifications its
+    /// filter (``RouteFilter``) had the kernel drop.
     package var messages: UInt64 = 0
     /// Receive-buffer overruns (`ENOBUFS`) detected.
     package var overruns: UInt64 = 0
     /// Full re-dumps done to recover from overruns.
     package var resyncs: UInt64 = 0
     /// Route messages (notifications and dump entries) dropped unparsed: every route but the
-    /// default routes, which are all the path model reads.
+    /// default routes, which are all the path model reads. Routes the kernel dropped for the
+    /// notification socket's filter are not counted: they never reached the engine.
     package var skippedRoutes: UInt64 = 0
 
     package init() {}

@@ -10,8 +10,10 @@ import Synchronization
 /// `KernelSnapshot` after every batch of changes.
 ///
 /// Of the routes it keeps the default routes of every table and the few that cover an internet
-/// probe; every other route message is dropped after reading three bytes of its header, so a
-/// table of a million routes costs neither memory nor parsing. What else a path needs is asked
+/// probe. The kernel drops the other route notifications before queueing them (``RouteFilter``,
+/// on the event socket), except those covering an address asked about; what still arrives is
+/// dropped after reading three bytes of its header. So a table of a million routes costs
+/// neither memory nor parsing, and its churn no wake-up. What else a path needs is asked
 /// of the kernel (`targetRoutes(to:)`), which applies `ip rule` as it does for traffic.
 ///
 /// The engine runs its own thread: a blocking `poll()` on Swift's cooperative pool would take one
@@ -42,6 +44,9 @@ public final class NetlinkEngine: Sendable {
         public var receiveBufferSize: Int
         /// Where the engine reports overruns, resynchronisations and failures.
         public var logger: Logger
+        /// Whether the kernel drops the route notifications the engine would drop unparsed
+        /// (``RouteFilter``). Off only in tests that need a storm to reach the engine.
+        package var filtersRoutesInKernel = true
 
         /// Options for the caller's namespace, a 4 MiB receive buffer and a `netpath.netlink` logger.
         public init(
@@ -232,11 +237,28 @@ public final class NetlinkEngine: Sendable {
                 // the caller's: every thread it starts inherits its namespace (Dispatch starts
                 // workers from the thread that wakes a task), and the agent's hooks, its waiting
                 // threads and its notify socket belong in the agent's own namespace.
+                let filtered = options.filtersRoutesInKernel
                 sockets = try OSThread.run(in: namespace) { () throws(NetlinkError) in
-                    (try NetlinkSocket(), KernelQueries(socket: try NetlinkSocket()))
+                    let events = try NetlinkSocket()
+                    let queries = KernelQueries(
+                        socket: try NetlinkSocket(),
+                        filtering: filtered ? events.fileDescriptor : nil
+                    )
+                    return (events, queries)
                 }
             } else {
-                sockets = (try NetlinkSocket(), KernelQueries(socket: try NetlinkSocket()))
+                let events = try NetlinkSocket()
+                let queries = KernelQueries(
+                    socket: try NetlinkSocket(),
+                    filtering: options.filtersRoutesInKernel ? events.fileDescriptor : nil
+                )
+                sockets = (events, queries)
+            }
+            if sockets.queries.filterError != 0 {
+                logger.notice(
+                    "netlink: no route filter on the event socket; routes are dropped after reading them",
+                    metadata: ["errno": "\(sockets.queries.filterError)"]
+                )
             }
             events = sockets.events
             let effective = events.setReceiveBuffer(options.receiveBufferSize)

@@ -8,11 +8,14 @@ import Testing
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct NetlinkEngineTests {
     /// Starts an engine in `namespace` and records its snapshots.
-    static func startEngine(in namespace: NetworkNamespace, receiveBuffer: Int? = nil) async throws -> (
-        NetlinkEngine, Recorder<KernelSnapshot>
-    ) {
+    static func startEngine(
+        in namespace: NetworkNamespace,
+        receiveBuffer: Int? = nil,
+        filtersRoutesInKernel: Bool = true
+    ) async throws -> (NetlinkEngine, Recorder<KernelSnapshot>) {
         var options = NetlinkEngine.Options(namespace: namespace.name)
         if let receiveBuffer { options.receiveBufferSize = receiveBuffer }
+        options.filtersRoutesInKernel = filtersRoutesInKernel
         let engine = NetlinkEngine(options: options)
         let recorder = Recorder<KernelSnapshot>()
         await recorder.record(try engine.start())
@@ -212,7 +215,9 @@ struct NetlinkEngineTests {
             try ns.addVeth("b0", peer: "b0p", in: peer)
             try peer.ip("link", "set", "b0p", "up")
             try ns.ip("addr", "add", "192.0.2.10/24", "dev", "b0")
-            let (engine, recorder) = try await Self.startEngine(in: ns)
+            // Without the kernel's filter: the toggle's routes (prefix, local, broadcast) are
+            // among its messages.
+            let (engine, recorder) = try await Self.startEngine(in: ns, filtersRoutesInKernel: false)
             _ = try await recorder.next("the initial dump")
             try ns.ip("link", "set", "b0", "up")
             _ = try await recorder.next("the snapshot with b0 up and carrier") { snapshot in
@@ -231,7 +236,7 @@ struct NetlinkEngineTests {
         }
     }
 
-    @Test("10,000 specific routes are counted and dropped: the table holds only the default routes")
+    @Test("without the kernel's filter, 10,000 specific routes are read, counted and dropped: the table holds only the default routes")
     func specificRoutesAreNotRetained() async throws {
         try await NetworkNamespace.with("flat") { ns in
             try ns.addVeth("f0", peer: "f1")
@@ -239,7 +244,7 @@ struct NetlinkEngineTests {
             try ns.ip("link", "set", "f1", "up")
             try ns.ip("addr", "add", "198.18.0.2/24", "dev", "f0")
             try ns.ip("route", "add", "default", "via", "198.18.0.1", "dev", "f0")
-            let (engine, recorder) = try await Self.startEngine(in: ns)
+            let (engine, recorder) = try await Self.startEngine(in: ns, filtersRoutesInKernel: false)
             defer { engine.stop() }
             try await recorder.awaitMirror(of: ns, engine: engine, "setup")
             let held = engine.table().routeCount
@@ -260,6 +265,45 @@ struct NetlinkEngineTests {
             defer { again.stop() }
             #expect(again.table().routeCount == held + 1)
             #expect(again.statistics.skippedRoutes >= 10_000)
+        }
+    }
+
+    @Test("with the kernel's filter, 10,000 specific routes never reach the engine; a default route and a target's covering route do")
+    func kernelDropsSpecificRoutes() async throws {
+        try await NetworkNamespace.with("filtered") { ns in
+            try ns.addVeth("f0", peer: "f1")
+            try ns.ip("link", "set", "f0", "up")
+            try ns.ip("link", "set", "f1", "up")
+            try ns.ip("addr", "add", "198.18.0.2/24", "dev", "f0")
+            try ns.ip("route", "add", "default", "via", "198.18.0.1", "dev", "f0")
+            let (engine, recorder) = try await Self.startEngine(in: ns)
+            defer { engine.stop() }
+            try await recorder.awaitMirror(of: ns, engine: engine, "setup")
+            // A target: its address is watched from the question on.
+            let target: IPAddress = "203.0.113.7"
+            #expect(engine.targetRoutes(to: target).first?.prefixLength == 0)
+            let held = engine.table().routeCount
+            let before = engine.statistics
+            try ns.batch(
+                (0..<10_000).map { "route add 10.9.\($0 >> 8).\($0 & 0xff)/32 via 198.18.0.1 dev f0" }
+                    + ["route add default via 198.18.0.1 dev f0 table 7"]
+            )
+            _ = try await recorder.next("the snapshot with table 7's default route") { snapshot in
+                snapshot.routeCount == held + 1
+            }
+            let after = engine.statistics
+            // The default route, and none of the /32s (a few other messages may come along).
+            #expect(after.messages - before.messages < 100, "read \(after.messages - before.messages) messages")
+            #expect(after.skippedRoutes == before.skippedRoutes)
+            #expect(after.overruns == 0)
+            #expect(engine.table().routeCount == held + 1)
+            // A route that covers the target passes: routing moves on, and the answer with it.
+            let generation = await recorder.all.last?.routingGeneration ?? 0
+            try ns.ip("route", "add", "203.0.113.0/24", "via", "198.18.0.1", "dev", "f0")
+            _ = try await recorder.next("the snapshot after the route covering the target") { snapshot in
+                snapshot.routingGeneration > generation
+            }
+            #expect(engine.targetRoutes(to: target).first?.prefixLength == 24)
         }
     }
 

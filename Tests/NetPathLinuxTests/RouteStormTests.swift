@@ -35,7 +35,12 @@ struct RouteStormTests {
     func tinyBufferOverrunsAndConverges() async throws {
         try await NetworkNamespace.with("storm-tiny") { ns in
             let lines = try Self.prepare(ns)
-            let (engine, recorder) = try await NetlinkEngineTests.startEngine(in: ns, receiveBuffer: 4096)
+            // Without the kernel's filter, which would drop the /32s before they fill the buffer.
+            let (engine, recorder) = try await NetlinkEngineTests.startEngine(
+                in: ns,
+                receiveBuffer: 4096,
+                filtersRoutesInKernel: false
+            )
             defer { engine.stop() }
             try await recorder.awaitMirror(of: ns, engine: engine, "setup")
             try ns.batch(lines)
@@ -48,11 +53,11 @@ struct RouteStormTests {
         }
     }
 
-    @Test("with the default receive buffer, the storm causes no overrun")
+    @Test("without the kernel's filter, the default receive buffer holds the storm: no overrun")
     func defaultBufferHasNoOverrun() async throws {
         try await NetworkNamespace.with("storm-default") { ns in
             let lines = try Self.prepare(ns)
-            let (engine, recorder) = try await NetlinkEngineTests.startEngine(in: ns)
+            let (engine, recorder) = try await NetlinkEngineTests.startEngine(in: ns, filtersRoutesInKernel: false)
             defer { engine.stop() }
             try await recorder.awaitMirror(of: ns, engine: engine, "setup")
             let before = engine.statistics
@@ -62,6 +67,23 @@ struct RouteStormTests {
             #expect(after.overruns == 0)
             // Every /32 was read and dropped unparsed; only the default routes are held.
             #expect(after.skippedRoutes - before.skippedRoutes >= UInt64(Self.routeCount))
+            #expect(engine.table().routeCount == Self.defaultRoutes)
+        }
+    }
+
+    @Test("with the kernel's filter, the engine reads the default routes of the storm and none of the rest")
+    func filteredStormReachesOnlyDefaults() async throws {
+        try await NetworkNamespace.with("storm-filtered") { ns in
+            let lines = try Self.prepare(ns)
+            let (engine, recorder) = try await NetlinkEngineTests.startEngine(in: ns)
+            defer { engine.stop() }
+            try await recorder.awaitMirror(of: ns, engine: engine, "setup")
+            let before = engine.statistics
+            try ns.batch(lines)
+            try await recorder.awaitMirror(of: ns, engine: engine, "the storm", timeout: .seconds(90))
+            let after = engine.statistics
+            #expect(after.overruns == 0)
+            #expect(after.messages - before.messages < 1_000, "read \(after.messages - before.messages) messages")
             #expect(engine.table().routeCount == Self.defaultRoutes)
         }
     }
