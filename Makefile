@@ -67,7 +67,8 @@ INSTALL_CONFIG    ?= release
 # - --symbol-ordering-file build-support/netpath.order: the functions that start-up, an event's
 #   path and a hook's spawn call, listed in the order of their first call (`make order` records
 #   them: build-support/order.sh), are laid out together at the start of the code. The kernel
-#   maps a binary's code 64 KiB around each page a process touches, so functions that run once,
+#   maps the aligned 64 KiB block around each page of code a process touches (where those pages
+#   are cached, as a binary's are after its first start), so functions that run once,
 #   spread over all 11–13 MB of code, had made most of it resident: at idle, 6.9 MB of
 #   `netpathctl monitor --local`'s code and 9.1 MB of netpathd's, against 4.4 and 5.1–5.7 MB
 #   in this order (VmRSS 12.1 → 9.8 MB and 14.8 → 10.7–11.4 MB). The Swift runtime's
@@ -168,20 +169,22 @@ clean:
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
-install-build: deps $(INSTALL_SCRATCH)/order-linked
+install-build: deps $(INSTALL_SCRATCH)/order-linked-$(INSTALL_CONFIG)
 	$(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path "$(INSTALL_SCRATCH)" $(INSTALL_SWIFT_FLAGS)
 
 # The binaries are linked in build-support/netpath.order's order, which SwiftPM does not track:
 # when the file is newer than the last link, the binaries go, and install-build links them again.
-$(INSTALL_SCRATCH)/order-linked: build-support/netpath.order
+$(INSTALL_SCRATCH)/order-linked-$(INSTALL_CONFIG): build-support/netpath.order
 	rm -f "$(INSTALL_BUILD_DIR)/netpathd" "$(INSTALL_BUILD_DIR)/netpathctl" "$(INSTALL_BUILD_DIR)/netpath-probe"
 	mkdir -p "$(INSTALL_SCRATCH)" && touch "$@"
 
 # Records build-support/netpath.order anew from install-build's binaries, then links them in that
-# order. Root: it runs netpathd in network namespaces of its own.
-order: install-build
+# order. Root: it runs netpathd in network namespaces of its own. With NO_BUILD=1 it neither builds
+# nor links (`make install-build && sudo make order NO_BUILD=1 && make install-build`, so that root
+# never writes in .build).
+order: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 	BUILD_DIR="$(INSTALL_BUILD_DIR)" ./build-support/order.sh
-	$(MAKE) install-build
+	$(if $(filter 1 yes true,$(NO_BUILD)),,$(MAKE) install-build)
 
 # Binaries and the unit are replaced on every install; /etc/netpath/netpath.toml never is: when
 # one exists, the shipped default goes beside it as netpath.toml.default. hooks.d is created

@@ -182,7 +182,7 @@ def render(results, netpathctl):
         # Issue 14: "idle RSS unchanged (≤ 12 MB)": both, the 12 MB read as everywhere here.
         ok = full["rss_kib"] <= empty["rss_kib"] + 256 and full["rss_kib"] * 1024 <= IDLE_RSS_BYTES
         targets_met &= ok
-        w(f"| netpathd idle RSS unchanged by those routes, and at most 12 MB (issue 14; within 256 KiB) | "
+        w(f"| netpathd idle RSS unchanged by those routes (within 256 KiB), and at most 12 MB (issue 14) | "
           f"{full['rss_kib'] * 1024 / 1e6:.1f} MB ({mib(full['rss_kib'])}) vs {empty['rss_kib'] * 1024 / 1e6:.1f} MB "
           f"({mib(empty['rss_kib'])}) | {met(ok)} |")
     rss = idle["listeners"]["netpathctl monitor"]["rss_kib"]

@@ -3,17 +3,25 @@
 //
 //   firstcalls SYMBOLS SECONDS OUT PROGRAM [ARG...]
 //
-// SYMBOLS: "hexaddress name" lines, PROGRAM's functions at their link-time addresses (`nm -n`);
-// PROGRAM must be a position-independent executable (its first mapping is its load base). After
-// SECONDS, PROGRAM gets SIGTERM; OUT is written once every traced thread has gone.
+// SYMBOLS: "hexaddress name" lines, PROGRAM's functions at their link-time addresses (order.sh
+// writes them from `nm --defined-only`); PROGRAM must be a position-independent executable (its
+// mapping at file offset 0 is its load base). PROGRAM gets SIGTERM when firstcalls does (order.sh
+// ends a run that way), or after SECONDS, and SIGKILL 5 s later if it is still there; OUT is
+// written once every traced thread has gone. Exits 1 when PROGRAM ended otherwise than by
+// exiting 0 or by that SIGTERM (a crash cuts the list short), 2 on a failure of its own.
 //
 // What it is for: build-support/order.sh turns these lists into the linker's symbol order, so that
 // the code the binaries run at start-up and on every event sits together (see the Makefile).
 // A breakpoint is an int3 written over the function's first byte through /proc/PID/mem; its first
 // hit restores the byte and rewinds the thread. Children (the agent's hooks, spawned with
 // CLONE_VM) are traced until they exec, so a breakpoint they hit in the shared memory is handled
-// too, and then let go. Sampling would miss functions that run once for a few instructions, and
-// page-fault traces see one page in 16 (the kernel maps the neighbours of a faulting page).
+// too, and then let go; fork children (a copy of the memory, breakpoints included) get their
+// copy's bytes back and are let go at once. Sampling would miss functions that run once for a
+// few instructions, and page-fault traces see one page in 16 (the kernel maps the aligned 64 KiB
+// block around a faulting page, where those pages are cached).
+#ifndef __x86_64__
+#error "firstcalls knows x86-64's breakpoint (int3) and registers only"
+#endif
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -37,16 +45,36 @@ struct function {
 
 static struct function *functions;
 static size_t count;
-static volatile sig_atomic_t expired;
+static pid_t traced;
+static volatile sig_atomic_t terminated;
 
-static void on_alarm(int signal) {
+// SIGALRM or SIGTERM/SIGINT: the program is asked to end, then, 5 s later, made to.
+static void on_signal(int signal) {
     (void)signal;
-    expired = 1;
+    if (!terminated) {
+        terminated = 1;
+        kill(traced, SIGTERM);
+        alarm(5);
+    } else {
+        kill(traced, SIGKILL);
+    }
 }
 
 static int by_address(const void *lhs, const void *rhs) {
     const struct function *a = lhs, *b = rhs;
     return a->address < b->address ? -1 : a->address > b->address;
+}
+
+// The same order every run, aliases included (qsort is not stable).
+static int by_address_then_name(const void *lhs, const void *rhs) {
+    const struct function *a = lhs, *b = rhs;
+    int order = by_address(lhs, rhs);
+    return order ? order : strcmp(a->name, b->name);
+}
+
+static void fail(const char *what) {
+    perror(what);
+    exit(2);  // PTRACE_O_EXITKILL ends the program too
 }
 
 static struct function *lookup(uint64_t address) {
@@ -71,7 +99,7 @@ static void load(const char *path) {
         functions[count++] = (struct function){.address = address, .name = strdup(name)};
     }
     fclose(file);
-    qsort(functions, count, sizeof *functions, by_address);
+    qsort(functions, count, sizeof *functions, by_address_then_name);
     // One breakpoint per address: aliases keep the first name.
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
@@ -114,6 +142,7 @@ int main(int argc, char **argv) {
 
     pid_t pid = fork();
     if (pid < 0) { perror("fork"); return 2; }
+    traced = pid;
     if (pid == 0) {
         ptrace(PTRACE_TRACEME, 0, 0, 0);
         raise(SIGSTOP);
@@ -149,39 +178,69 @@ int main(int argc, char **argv) {
 
     struct function **order = calloc(count, sizeof *order);
     size_t hits = 0;
-    struct sigaction action = {.sa_handler = on_alarm};  // no SA_RESTART: waitpid returns EINTR
+    // Fork children not yet stopped for the first time: their copies are mended then.
+    pid_t forks[64];
+    size_t forking = 0;
+    int outcome = -1;  // the program's wait status
+    struct sigaction action = {.sa_handler = on_signal};  // no SA_RESTART: waitpid returns EINTR
     sigaction(SIGALRM, &action, 0);
+    sigaction(SIGTERM, &action, 0);
+    sigaction(SIGINT, &action, 0);
     alarm(seconds);
     ptrace(PTRACE_CONT, pid, 0, 0);
-    int terminated = 0;
     for (;;) {
-        if (expired && !terminated) {
-            kill(pid, SIGTERM);
-            terminated = 1;
-        }
         pid_t thread = waitpid(-1, &status, __WALL);
         if (thread < 0) {
             if (errno == EINTR) continue;
             break;  // ECHILD: everything traced has gone
         }
-        if (!WIFSTOPPED(status)) continue;
+        if (!WIFSTOPPED(status)) {
+            if (thread == pid) outcome = status;
+            continue;
+        }
         int signal = WSTOPSIG(status);
         int event = status >> 16;
         if (event == PTRACE_EVENT_EXEC && thread != pid) {
             ptrace(PTRACE_DETACH, thread, 0, 0);  // a hook: another program from here on
             continue;
         }
+        if (event == PTRACE_EVENT_FORK) {
+            unsigned long child;
+            if (ptrace(PTRACE_GETEVENTMSG, thread, 0, &child) == 0 && forking < 64) forks[forking++] = (pid_t)child;
+        }
         if (event) {
             ptrace(PTRACE_CONT, thread, 0, 0);
             continue;
         }
+        size_t fork_index = forking;
+        for (size_t i = 0; i < forking; i++) {
+            if (forks[i] == thread) fork_index = i;
+        }
+        if (fork_index < forking) {
+            // A fork child's copy still holds the int3s: each gets its byte back, then it runs free.
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%d/mem", thread);
+            int child_mem = open(path, O_RDWR | O_CLOEXEC);
+            if (child_mem < 0) fail(path);
+            for (size_t i = 0; i < count; i++) {
+                if (!functions[i].hit &&
+                    pwrite(child_mem, &functions[i].original, 1, (off_t)(base + functions[i].address)) != 1) {
+                    fail(path);
+                }
+            }
+            close(child_mem);
+            forks[fork_index] = forks[--forking];
+            ptrace(PTRACE_DETACH, thread, 0, 0);
+            continue;
+        }
         if (signal == SIGTRAP) {
             struct user_regs_struct registers;
-            ptrace(PTRACE_GETREGS, thread, 0, &registers);
+            if (ptrace(PTRACE_GETREGS, thread, 0, &registers) != 0) continue;  // gone meanwhile
             struct function *function = lookup(registers.rip - 1 - base);
             if (function) {
                 if (!function->hit) {
-                    pwrite(mem, &function->original, 1, (off_t)(base + function->address));
+                    // Unrestored, the thread would trap here forever.
+                    if (pwrite(mem, &function->original, 1, (off_t)(base + function->address)) != 1) fail("restore");
                     function->hit = 1;
                     order[hits++] = function;
                 }
@@ -201,5 +260,9 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < hits; i++) fprintf(file, "%s\n", order[i]->name);
     fclose(file);
     fprintf(stderr, "firstcalls: %zu of %zu functions called\n", hits, count);
-    return 0;
+    int clean = (WIFEXITED(outcome) && WEXITSTATUS(outcome) == 0) ||
+                (terminated && WIFSIGNALED(outcome) && WTERMSIG(outcome) == SIGTERM) ||
+                (terminated && WIFEXITED(outcome));
+    if (!clean) fprintf(stderr, "firstcalls: %s ended with wait status %#x\n", argv[4], outcome);
+    return clean ? 0 : 1;
 }

@@ -324,7 +324,7 @@ struct DebianPackageTests {
         let stale = order.filter { !known.contains($0) }
         #expect(
             Double(stale.count) <= 0.15 * Double(order.count),
-            "\(stale.count) of the \(order.count) functions in build-support/netpath.order are in neither binary (e.g. \(stale.prefix(3))): run `make order`"
+            "\(stale.count) of the \(order.count) functions in build-support/netpath.order are in neither binary (e.g. \(stale.prefix(3))): record it anew with `make order` (as root; a new toolchain renames the runtime's functions too)"
         )
     }
 
