@@ -30,9 +30,10 @@ final class KernelQueries: Sendable {
 
     private let state: Mutex<State>
     /// The addresses asked about in the current generation. A lock of its own: the engine
-    /// thread reads it on every batch and must not wait for a question in progress. The event
-    /// socket's filter is changed under it too, so programs are attached in the order their
-    /// lists were made.
+    /// thread reads it on every batch and must not wait for a question in progress, only, when
+    /// an address is added, for the event socket's filter to be made and attached (tens of
+    /// microseconds): that happens under it, so programs are attached in the order their lists
+    /// were made.
     private let watchedAddresses = Mutex<[IPAddress]>([])
     /// A descriptor of the engine's event socket of this object's own, for its ``RouteFilter``
     /// (-1: the kernel filters nothing). Its own, because the threads that ask change the filter,
@@ -137,11 +138,8 @@ final class KernelQueries: Sendable {
             if state.generation != generation {
                 state.generation = generation
                 state.answers.removeAll()
-                watchedAddresses.withLock { watched in
-                    guard !watched.isEmpty else { return }
-                    watched.removeAll()
-                    if eventFilter >= 0 { Self.refilter(eventFilter, watching: watched) }
-                }
+                // The filter follows below, with the address this question watches.
+                watchedAddresses.withLock { $0.removeAll() }
             }
             if let known = state.answers[question] { return known }
             // Watched (and let through the event socket's filter) before the kernel is asked: a

@@ -10,7 +10,7 @@ import Synchronization
 /// `KernelSnapshot` after every batch of changes.
 ///
 /// Of the routes it keeps the default routes of every table and the few that cover an internet
-/// probe. The kernel drops the other route notifications before queueing them (``RouteFilter``,
+/// probe. The kernel drops the other route notifications before queueing them (`RouteFilter`,
 /// on the event socket), except those covering an address asked about; what still arrives is
 /// dropped after reading three bytes of its header. So a table of a million routes costs
 /// neither memory nor parsing, and its churn no wake-up. What else a path needs is asked
@@ -326,13 +326,14 @@ public final class NetlinkEngine: Sendable {
         var skipped: UInt64 = 0
         var received: UInt64 = 0
         var covering = false
-        let watched = watchList()
         loop: while true {
+            // Read per batch: an address watched during a long drain counts from the next one,
+            // as the socket's filter lets its routes through from then on.
             let (outcome, more) = socket.receiveBatch(
                 into: buffer,
                 delivering: collector,
                 keeping: NetlinkSocket.keptAddresses,
-                watching: watched
+                watching: watchList()
             )
             switch outcome {
             case .messages(let result):

@@ -2,7 +2,8 @@ import CNetlink
 import Glibc
 import NetPathCore
 
-/// The classic BPF program the engine attaches to its event socket: the kernel drops the route
+/// The classic BPF program the engine attaches to its event socket (one notification per
+/// datagram): the kernel drops the route
 /// notifications the engine would drop unparsed (`np_walk`) before it queues them, so routes
 /// the agent does not keep cost it no wake-up, no read and no receive-buffer space.
 ///
@@ -29,16 +30,22 @@ package struct RouteFilter {
     /// every route again. Targets and library hosts are a handful in practice.
     package static let maximumAddresses = 64
 
-    /// Whether the program passes every message (no filter: too many addresses).
+    /// Whether the program passes every message, so that no filter is attached: too many
+    /// addresses, or a big-endian host (the program reads netlink's host-endian fields as
+    /// little-endian bytes).
     package let passesEverything: Bool
 
     /// The program for the default routes and the routes covering `watched`.
     package init(watching watched: [IPAddress]) {
-        passesEverything = watched.count > Self.maximumAddresses
-        guard !passesEverything else { return }
+        #if _endian(little)
         var program = Assembler()
-        program.assemble(watched)
-        instructions = program.instructions
+        if watched.count <= Self.maximumAddresses { program.assemble(watched) }
+        // An over-long jump (never with the limit above) leaves no program rather than a wrong one.
+        passesEverything = watched.count > Self.maximumAddresses || program.failed
+        instructions = passesEverything ? [] : program.instructions
+        #else
+        passesEverything = true
+        #endif
     }
 
     /// Attaches the program to `socket` (replacing the one before, atomically), or removes the
@@ -48,8 +55,12 @@ package struct RouteFilter {
         var copy = instructions
         return copy.withUnsafeMutableBufferPointer { buffer in
             var program = sock_fprog(len: UInt16(buffer.count), filter: buffer.baseAddress)
-            let result = setsockopt(socket, SOL_SOCKET, SO_ATTACH_FILTER, &program, socklen_t(MemoryLayout<sock_fprog>.size))
-            return result == 0 ? 0 : errno
+            let size = socklen_t(MemoryLayout<sock_fprog>.size)
+            if setsockopt(socket, SOL_SOCKET, SO_ATTACH_FILTER, &program, size) == 0 { return 0 }
+            // A replacement is charged to the socket's option memory (net.core.optmem_max) before
+            // the program it replaces is freed: without the old one, it may fit.
+            guard errno == ENOMEM, Self.detach(from: socket) == 0 else { return errno }
+            return setsockopt(socket, SOL_SOCKET, SO_ATTACH_FILTER, &program, size) == 0 ? 0 : errno
         }
     }
 }
@@ -66,16 +77,19 @@ extension RouteFilter {
 }
 
 /// Writes the program. Conditional jumps reach at most 255 instructions ahead, so every
-/// decision returns where it is made (`ret` right after the test) and labels are only ever a
-/// few dozen instructions away.
+/// decision returns where it is made (`ret` right after the test), conditional jumps go to
+/// labels a few dozen instructions away at most, and farther ones are `BPF_JA`, whose reach is
+/// 32 bits.
 private struct Assembler {
     var instructions: [sock_filter] = []
+    /// Set when a conditional jump would have been too long: the program is not to be used.
+    private(set) var failed = false
     /// Jumps waiting for a label: (instruction index, true branch?) by label.
     private var pending: [Int: [(index: Int, isTrue: Bool)]] = [:]
     private var labels = 0
 
     // Offsets in the message: nlmsghdr (16 bytes), then rtmsg (12), then the attributes.
-    private static let typeLow: UInt32 = 4, typeHigh: UInt32 = 5
+    private static let typeLow: UInt32 = 4, typeHigh: UInt32 = 5, flagsLow: UInt32 = 6
     private static let family: UInt32 = 16, destinationLength: UInt32 = 17
     private static let firstAttribute: UInt32 = 28
     // Scratch memory: the destination's offset, then per 32-bit word its mask and masked value.
@@ -87,7 +101,8 @@ private struct Assembler {
     private static let drop: UInt32 = 0
 
     mutating func assemble(_ watched: [IPAddress]) {
-        // Not a route message: passed. (The type is host-endian; BPF loads are big-endian.)
+        // Not a route message: passed. (The type is host-endian, little-endian here, and read a
+        // byte at a time: BPF's wider loads are big-endian.)
         loadByte(Self.typeHigh)
         returnUnless(BPF_JEQ, 0, Self.accept)
         loadByte(Self.typeLow)
@@ -96,6 +111,10 @@ private struct Assembler {
         jump(BPF_JEQ, UInt32(RTM_DELROUTE), ifTrue: route)
         ret(Self.accept)
         place(route)
+        // Part of a dump (NLM_F_MULTI): a datagram of many messages, judged by its first one.
+        // Dumps go over the other socket; should one come here, it is passed whole.
+        loadByte(Self.flagsLow)
+        returnIf(BPF_JSET, UInt32(NLM_F_MULTI), Self.accept)
         // Shorter than a route header: the engine's walk decides.
         emit(UInt16(BPF_LD | BPF_W | BPF_LEN), 0)
         returnUnless(BPF_JGE, Self.firstAttribute, Self.accept)
@@ -103,9 +122,11 @@ private struct Assembler {
         loadByte(Self.destinationLength)
         returnIf(BPF_JEQ, 0, Self.accept)
         loadByte(Self.family)
-        let ipv6 = label()
-        jump(BPF_JEQ, UInt32(AF_INET6), ifTrue: ipv6)
-        returnUnless(BPF_JEQ, UInt32(AF_INET), Self.drop)
+        let ipv4 = label(), ipv6 = label()
+        jump(BPF_JEQ, UInt32(AF_INET), ifTrue: ipv4)
+        returnUnless(BPF_JEQ, UInt32(AF_INET6), Self.drop)
+        jump(always: ipv6)  // past all of IPv4's code: too far for a conditional jump
+        place(ipv4)
         family(width: 4, watched.filter { $0.family == .ipv4 })
         place(ipv6)
         family(width: 16, watched.filter { $0.family == .ipv6 })
@@ -191,7 +212,7 @@ private struct Assembler {
     }
 
     /// The attribute at `offset` has a length and a type below 256 (`rta_len` and `rta_type` are
-    /// host-endian 16-bit): else the message is passed.
+    /// host-endian 16-bit, read here as little-endian bytes): else the message is passed.
     private mutating func requireHostEndianHighBytesZero(at offset: UInt32) {
         loadByte(offset + 1)
         returnUnless(BPF_JEQ, 0, Self.accept)
@@ -255,7 +276,10 @@ private struct Assembler {
             if instructions[index].code == UInt16(BPF_JMP | BPF_JA) {
                 instructions[index].k = UInt32(distance)
             } else {
-                precondition(distance <= 255, "a conditional jump of \(distance) instructions")
+                guard distance <= 255 else {
+                    failed = true
+                    continue
+                }
                 if isTrue { instructions[index].jt = UInt8(distance) } else { instructions[index].jf = UInt8(distance) }
             }
         }

@@ -186,9 +186,34 @@ struct RouteFilterTests {
         let tooMany = RouteFilter(watching: many)
         #expect(tooMany.passesEverything && tooMany.instructions.isEmpty)
         #expect(try Pair(tooMany).passes(route))
-        // The largest program the limit allows is one the kernel takes.
-        let largest = RouteFilter(watching: Array(many.dropLast()))
-        #expect(!largest.passesEverything && largest.instructions.count <= Int(BPF_MAXINSNS))
-        #expect(try Pair(largest).passes(Self.route(family: AF_INET6, length: 64, destination: many[0].bytes, layout: .afterTable)))
+        // The largest programs the limit allows, of each family and mixed as the engine makes
+        // them (the probes first), are ones the kernel takes, and they still decide right.
+        let ipv4 = (1...RouteFilter.maximumAddresses).map { IPAddress("10.\($0).0.1")! }
+        let mixed = [KernelRoute.probe(.ipv4), KernelRoute.probe(.ipv6)]
+            + (0..<(RouteFilter.maximumAddresses - 2)).map { $0 % 2 == 0 ? ipv4[$0] : many[$0] }
+        for list in [Array(many.dropLast()), ipv4, mixed] {
+            let largest = RouteFilter(watching: list)
+            #expect(!largest.passesEverything && largest.instructions.count <= Int(BPF_MAXINSNS))
+            let pair = try Pair(largest)
+            for address in [list.first!, list.last!] {
+                let width = address.bytes.count
+                let family = width == 4 ? AF_INET : AF_INET6
+                let covering = Self.route(family: family, length: width * 8 - 8, destination: address.bytes, layout: .afterTable)
+                #expect(try pair.passes(covering), "\(address) in a list of \(list.count)")
+                var other = address.bytes
+                other[0] ^= 0x40
+                let elsewhere = Self.route(family: family, length: width * 8, destination: other, layout: .afterTable)
+                #expect(try !pair.passes(elsewhere) == !Self.walkKeeps(elsewhere, watching: list), "\(other)")
+            }
+        }
+    }
+
+    @Test("a datagram of a dump (NLM_F_MULTI) passes whole, whatever its first route")
+    func dumpsPass() throws {
+        let pair = try Pair(RouteFilter(watching: []))
+        var message = Self.route(family: AF_INET, length: 32, destination: [10, 9, 0, 1], layout: .afterTable)
+        #expect(!(try pair.passes(message)))
+        message[6] |= UInt8(NLM_F_MULTI)
+        #expect(try pair.passes(message))
     }
 }
