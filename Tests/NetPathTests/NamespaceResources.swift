@@ -10,7 +10,8 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
     /// Engine threads following the test's namespace (``NetlinkEngine/threads(following:)``: the
     /// threads themselves stay in the process's own namespace, so `/proc` cannot count them).
     var threads: Int
-    /// Entries of `/proc/self/fd` that are netlink sockets of the test's namespace.
+    /// Netlink sockets of the test's namespace that `/proc/self/fd` holds: each once, however
+    /// many descriptors hold it (the engine's filter keeps a second one of its event socket).
     var netlinkSockets: Int
 
     var description: String { "\(threads) thread(s), \(netlinkSockets) netlink socket(s)" }
@@ -34,7 +35,7 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
         return NamespaceResources(threads: threads, netlinkSockets: sockets)
     }
 
-    /// Entries of `/proc/self/fd` that are netlink sockets of `namespace`.
+    /// The netlink sockets of `namespace` that entries of `/proc/self/fd` hold.
     private static func netlinkSockets(_ namespace: NetworkNamespace) throws -> Int {
         var info = stat()
         guard stat("/run/netns/\(namespace.name)", &info) == 0 else {
@@ -48,9 +49,9 @@ struct NamespaceResources: Equatable, CustomStringConvertible {
             table.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").last.map(String.init) }
         )
         let fds = try manager.contentsOfDirectory(atPath: "/proc/self/fd")
-        return fds.compactMap { try? manager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+        let held = fds.compactMap { try? manager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
             .filter { $0.hasPrefix("socket:[") && inodes.contains(String($0.dropFirst(8).dropLast())) }
-            .count
+        return Set(held).count
     }
 
     /// Threads of this process that are inside `namespace` (`/proc/self/task/*/ns/net`): none
