@@ -413,6 +413,13 @@ package final class HookDispatcher: Sendable {
             // every one is busy) comes before them, not between them and the exec. After a wait,
             // the event's snapshot of the directory (taken before it) is not used either.
             let slot = await slots.acquire()
+            // The wait is not cancellable (HookSlots): a shutdown that began meanwhile starts no
+            // new hook, as it starts no queued event.
+            if Task.isCancelled {
+                slots.release(slot)
+                logger.notice("shutting down: hook \(name) for \(job.event.name) \(job.event.subject) not started")
+                return false
+            }
             if slot.waited { checked = nil }
             let hook: OpenedHook
             do {

@@ -313,4 +313,40 @@ struct HookDispatcherTests {
             #expect(log.all.allSatisfy { !$0.message.contains("killed what it left running") })
         }
     }
+
+    @Test("a hook waiting for a slot when shutdown begins does not start, and the running one ends as it would")
+    func shutdownStartsNoWaitingHook() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook(
+                "10-hook",
+                """
+                echo "$NETPATH_INTERFACE" >> \(dir.path("seen"))
+                case "$NETPATH_INTERFACE" in hold) sleep 1 ;; esac
+                exit 0
+                """
+            )
+            let log = LogStore()
+            let dispatcher = HookDispatcher(
+                directory: HookDirectory(path: dir.path, logger: log.logger),
+                runner: HookRunner(options: .init(), logger: log.logger),
+                // One slot, held by "hold" for all of its run.
+                options: .init(maxRunningHooks: 1, slowAfter: .seconds(60)),
+                logger: log.logger
+            )
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await dispatcher.run() }
+                dispatcher.dispatch(Events.interface(.up, "hold", index: 10), to: [.all(timeout: .seconds(10))])
+                _ = try await dir.await("seen") { $0.contains("hold") }
+                dispatcher.dispatch(Events.interface(.up, "waiting", index: 11), to: [.all(timeout: .seconds(10))])
+                try await waitUntil("the second interface's hook waits for the slot") {
+                    dispatcher.runsWaitingForASlot == 1
+                }
+                group.cancelAll()
+            }
+            // run() returned once the workers had: the waiting run would have started by now.
+            #expect(dir.read("seen") == "hold\n")
+            #expect(dispatcher.statistics.runCount("10-hook", .success) == 1)
+            #expect(log.all.contains { $0.message.contains("hook 10-hook for up interface:11 not started") })
+        }
+    }
 }
