@@ -14,9 +14,22 @@ struct AppleStyleClientTests {
     // (about 40 s here: it compiles NetPath's modules again, for the client's own build).
     static let scratch = root.appendingPathComponent(".build/fixtures/AppleStyleClient").path
 
+    /// The client package's own targets.
+    static let clients = ["AppleStyleClient", "AppleStyleClientSwift6", "CustomClassification"]
+
     /// Builds the client package; returns its binary directory.
     static func build() async throws -> URL {
         let arguments = ["swift", "build", "--package-path", package, "--scratch-path", scratch]
+        // The clients' objects go first, so that they are always compiled anew (a few small
+        // files): the incremental build does not always recompile them when only a module that
+        // NetPath re-exports changed, and a client compiled against an older layout of a
+        // public struct (NetlinkEngine.Options, when it gained a field) crashed in its init.
+        let bin = try await Command.checkOffPool(arguments + ["--show-bin-path"]).trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
+        for client in clients {
+            try? FileManager.default.removeItem(atPath: "\(bin)/\(client).build")
+        }
         let result = try await Command.runOffPool(arguments)
         guard result.status == 0 else {
             let output = (result.stdout + result.stderr).split(separator: "\n").filter { $0.contains("error") }
@@ -25,9 +38,6 @@ struct AppleStyleClientTests {
                     + output.prefix(30).joined(separator: "\n")
             )
         }
-        let bin = try await Command.checkOffPool(arguments + ["--show-bin-path"]).trimmingCharacters(
-            in: .whitespacesAndNewlines
-        )
         return URL(fileURLWithPath: bin)
     }
 
@@ -60,7 +70,7 @@ struct AppleStyleClientTests {
                     #expect(ending == .signaled(SIGTERM), "\(client.name) ended with \(ending) before it was stopped")
                 }
             }
-            for name in ["AppleStyleClient", "AppleStyleClientSwift6", "CustomClassification"] {
+            for name in Self.clients {
                 let path = bin.appendingPathComponent(name).path
                 let process = try RunningProcess(["ip", "netns", "exec", namespace.name, "stdbuf", "-oL", path])
                 let output = Recorder<String>()
