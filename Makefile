@@ -29,7 +29,10 @@ SERIAL_SUITES := ProbeHelperTests|ConnectivityEndToEndTests|SandboxedProbeTests|
 # ExecStart is rewritten to $(SBINDIR)/netpathd. NO_BUILD=1 installs what is
 # already in INSTALL_BUILD_DIR without running swift build (used by the tests, and by
 # `make install-build && sudo make install NO_BUILD=1` so root never writes in .build).
-# netpathd always reads /etc/netpath: change SYSCONFDIR and UNITDIR only to stage elsewhere.
+# The probe helper's system user is declared in SYSUSERSDIR/netpath.conf (systemd-sysusers reads
+# /usr/lib/sysusers.d; the user is created at the next boot, or by running it).
+# netpathd always reads /etc/netpath: change SYSCONFDIR, UNITDIR and SYSUSERSDIR only to stage
+# elsewhere.
 DESTDIR           ?=
 BINDIR            ?= $(PREFIX)/bin
 SBINDIR           ?= $(BINDIR)
@@ -37,6 +40,7 @@ LIBEXECDIR        ?= $(PREFIX)/libexec/netpath
 DATADIR           ?= $(PREFIX)/share/netpath
 SYSCONFDIR        ?= /etc
 UNITDIR           ?= /lib/systemd/system
+SYSUSERSDIR       ?= /usr/lib/sysusers.d
 INSTALL_CONFIG    ?= release
 # How the installed binaries are linked, and why. Idle RSS is issue 2's target (12 MB for
 # `netpathctl monitor --local`; BENCHMARKS.md), and at idle most of it is file-backed pages that
@@ -203,6 +207,8 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 	sed 's|^ExecStart=/usr/local/bin/netpathd|ExecStart=$(SBINDIR)/netpathd|' config/netpathd.service > "$$unit.tmp"; \
 	chmod 0644 "$$unit.tmp"; mv -f "$$unit.tmp" "$$unit"; \
 	grep -qxF 'ExecStart=$(SBINDIR)/netpathd' "$$unit" || { echo "make install: ExecStart not rewritten in $$unit" >&2; exit 1; }; \
+	$(INSTALL) -d -m 0755 "$(DESTDIR)$(SYSUSERSDIR)"; \
+	$(INSTALL) -m 0644 packaging/debian/netpath.sysusers "$(DESTDIR)$(SYSUSERSDIR)/netpath.conf"; \
 	etc="$(DESTDIR)$(SYSCONFDIR)/netpath"; \
 	test -d "$$etc" || $(INSTALL) -d -m 0755 "$$etc"; \
 	if [ -e "$$etc/netpath.toml" ]; then \
@@ -221,16 +227,17 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 			$(INSTALL) -m $$mode "$$hook" "$$examples/"; \
 		done; \
 	fi; \
-	echo "make install: installed netpathd in $(DESTDIR)$(SBINDIR), netpathctl in $(DESTDIR)$(BINDIR), netpath-probe in $(DESTDIR)$(LIBEXECDIR), the unit in $(DESTDIR)$(UNITDIR)"
+	echo "make install: installed netpathd in $(DESTDIR)$(SBINDIR), netpathctl in $(DESTDIR)$(BINDIR), netpath-probe in $(DESTDIR)$(LIBEXECDIR), the unit in $(DESTDIR)$(UNITDIR)"; \
+	echo "make install: the probe helper's user netpath-probe is declared in $(DESTDIR)$(SYSUSERSDIR)/netpath.conf: systemd-sysusers creates it at the next boot, or now with 'systemd-sysusers netpath.conf'"
 
 # Removes what install put outside /etc; the configuration and hooks in /etc/netpath stay.
 uninstall:
 	rm -f "$(DESTDIR)$(SBINDIR)/netpathd" "$(DESTDIR)$(BINDIR)/netpathctl" "$(DESTDIR)$(UNITDIR)/netpathd.service"
-	rm -f "$(DESTDIR)$(LIBEXECDIR)/netpath-probe"
+	rm -f "$(DESTDIR)$(LIBEXECDIR)/netpath-probe" "$(DESTDIR)$(SYSUSERSDIR)/netpath.conf"
 	rmdir "$(DESTDIR)$(LIBEXECDIR)" 2>/dev/null || true
 	rm -rf "$(DESTDIR)$(DATADIR)/examples"
 	rmdir "$(DESTDIR)$(DATADIR)" 2>/dev/null || true
-	@echo "make uninstall: left $(DESTDIR)$(SYSCONFDIR)/netpath in place; run 'systemctl daemon-reload' if the unit was loaded"
+	@echo "make uninstall: left $(DESTDIR)$(SYSCONFDIR)/netpath and the user netpath-probe in place; run 'systemctl daemon-reload' if the unit was loaded"
 
 # The Debian package: `make deb` writes $(DEB_DIR)/netpath_$(DEB_VERSION)_ARCH.deb. It stages
 # `make install` (the same binaries, linked the same way: no Swift toolchain needed where it is
@@ -262,6 +269,7 @@ deb: deb-deps $(if $(filter 1 yes true,$(NO_BUILD)),,deb-build)
 	@test -n "$(VERSION)" || { echo "make deb: no version in Sources/NetPathCore/NetPathVersion.swift" >&2; exit 1; }
 	@rm -rf "$(abspath $(DEB_DIR))/work"
 	@$(MAKE) --no-print-directory install NO_BUILD=1 DESTDIR="$(abspath $(DEB_DIR))/work/debian/netpath" \
-		PREFIX=/usr SBINDIR=/usr/sbin LIBEXECDIR=/usr/libexec/netpath DATADIR=/usr/share/doc/netpath SYSCONFDIR=/etc UNITDIR=/lib/systemd/system >/dev/null
+		PREFIX=/usr SBINDIR=/usr/sbin LIBEXECDIR=/usr/libexec/netpath DATADIR=/usr/share/doc/netpath SYSCONFDIR=/etc UNITDIR=/lib/systemd/system \
+		SYSUSERSDIR=/usr/lib/sysusers.d >/dev/null
 	@VERSION="$(VERSION)" DEB_VERSION="$(DEB_VERSION)" MANUAL_TOOL="$(abspath $(MANUAL_TOOL))" \
 		sh packaging/build-deb.sh "$(abspath $(DEB_DIR))"

@@ -95,8 +95,9 @@ for file in "$source_dir"/Examples/traces/*; do
 	install -m "$mode" "$file" "$doc/examples/traces/"
 done
 
-# The probe helper's system user, as dh_installsysusers installs it (the postinst creates it).
-install -D -m 0644 "$packaging/debian/netpath.sysusers" "$stage/usr/lib/sysusers.d/netpath.conf"
+# The probe helper's system user: `make install` staged usr/lib/sysusers.d/netpath.conf, where
+# dh_installsysusers puts it (the postinst creates the user).
+[ -f "$stage/usr/lib/sysusers.d/netpath.conf" ] || fail "make install did not stage usr/lib/sysusers.d/netpath.conf"
 
 # Modes as dh_fixperms leaves them; owners are root's (dpkg-deb --root-owner-group).
 find "$stage" -type d -exec chmod 0755 {} +

@@ -110,6 +110,7 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
             "usr/local/bin/netpathctl": file0755,
             "usr/local/libexec/netpath/netpath-probe": file0755,
             "lib/systemd/system/netpathd.service": file0644,
+            "usr/lib/sysusers.d/netpath.conf": file0644,
             "etc/netpath": directory,
             "etc/netpath/netpath.toml": file0644,
             "etc/netpath/hooks.d": directory,
@@ -148,6 +149,11 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         #expect(
             try contents("\(root)/etc/netpath/netpath.toml")
                 == contents(repository.appendingPathComponent("config/netpath.toml").path)
+        )
+        // The probe helper's user, declared as the Debian package declares it.
+        #expect(
+            try contents("\(root)/usr/lib/sysusers.d/netpath.conf")
+                == contents(repository.appendingPathComponent("packaging/debian/netpath.sysusers").path)
         )
         // With the default PREFIX the installed unit is the repository's, byte for byte.
         #expect(
@@ -236,6 +242,7 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         #expect(left.contains("etc/netpath/hooks.d"))
         #expect(!left.contains { $0.hasSuffix("netpathd") || $0.hasSuffix("netpathctl") || $0.hasSuffix(".service") })
         #expect(!left.contains { $0.hasPrefix("usr/local/share/netpath") || $0.hasPrefix("usr/local/libexec/netpath") })
+        #expect(!left.contains("usr/lib/sysusers.d/netpath.conf"))
     }
 
     // systemd-analyze verify checks ExecStart= against the real filesystem, so the unit is
@@ -249,7 +256,10 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         let prefix = "\(scratch.path)/prefix"
         try await make(
             "install",
-            ["PREFIX=\(prefix)", "UNITDIR=\(scratch.path)/units", "SYSCONFDIR=\(scratch.path)/etc"]
+            [
+                "PREFIX=\(prefix)", "UNITDIR=\(scratch.path)/units", "SYSCONFDIR=\(scratch.path)/etc",
+                "SYSUSERSDIR=\(scratch.path)/sysusers.d",
+            ]
         )
         let unit = "\(scratch.path)/units/netpathd.service"
         #expect(try text(unit).contains("\nExecStart=\(prefix)/bin/netpathd\n"))
