@@ -30,7 +30,8 @@ SERIAL_SUITES := ProbeHelperTests|ConnectivityEndToEndTests|SandboxedProbeTests|
 # already in INSTALL_BUILD_DIR without running swift build (used by the tests, and by
 # `make install-build && sudo make install NO_BUILD=1` so root never writes in .build).
 # The probe helper's system user is declared in SYSUSERSDIR/netpath.conf (systemd-sysusers reads
-# /usr/lib/sysusers.d; the user is created at the next boot, or by running it).
+# /usr/lib/sysusers.d): running systemd-sysusers creates it. Nothing does so by itself after a
+# `make install` (at boot, systemd-sysusers.service runs only after /usr was updated).
 # netpathd always reads /etc/netpath: change SYSCONFDIR, UNITDIR and SYSUSERSDIR only to stage
 # elsewhere.
 DESTDIR           ?=
@@ -228,7 +229,7 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 		done; \
 	fi; \
 	echo "make install: installed netpathd in $(DESTDIR)$(SBINDIR), netpathctl in $(DESTDIR)$(BINDIR), netpath-probe in $(DESTDIR)$(LIBEXECDIR), the unit in $(DESTDIR)$(UNITDIR)"; \
-	echo "make install: the probe helper's user netpath-probe is declared in $(DESTDIR)$(SYSUSERSDIR)/netpath.conf: systemd-sysusers creates it at the next boot, or now with 'systemd-sysusers netpath.conf'"
+	echo "make install: the probe helper's user netpath-probe is declared in $(DESTDIR)$(SYSUSERSDIR)/netpath.conf: run 'systemd-sysusers $(SYSUSERSDIR)/netpath.conf' to create it (until then the helper runs as nobody)"
 
 # Removes what install put outside /etc; the configuration and hooks in /etc/netpath stay.
 uninstall:

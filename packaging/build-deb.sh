@@ -25,8 +25,10 @@ stage="$work/debian/netpath"
 doc="$stage/usr/share/doc/netpath"
 
 helper="$stage/usr/libexec/netpath/netpath-probe"
-[ -x "$stage/usr/sbin/netpathd" ] && [ -x "$stage/usr/bin/netpathctl" ] && [ -x "$helper" ] ||
-	fail "$stage does not hold the staged install"
+# The staged install includes the probe helper's system user, usr/lib/sysusers.d/netpath.conf,
+# where dh_installsysusers puts it (the postinst creates the user).
+[ -x "$stage/usr/sbin/netpathd" ] && [ -x "$stage/usr/bin/netpathctl" ] && [ -x "$helper" ] &&
+	[ -f "$stage/usr/lib/sysusers.d/netpath.conf" ] || fail "$stage does not hold the staged install"
 [ -x "$MANUAL_TOOL" ] || fail "$MANUAL_TOOL is missing (make deb-build builds it)"
 
 # The changelog's newest entry is the release: it must be the version the binaries print.
@@ -95,9 +97,6 @@ for file in "$source_dir"/Examples/traces/*; do
 	install -m "$mode" "$file" "$doc/examples/traces/"
 done
 
-# The probe helper's system user: `make install` staged usr/lib/sysusers.d/netpath.conf, where
-# dh_installsysusers puts it (the postinst creates the user).
-[ -f "$stage/usr/lib/sysusers.d/netpath.conf" ] || fail "make install did not stage usr/lib/sysusers.d/netpath.conf"
 
 # Modes as dh_fixperms leaves them; owners are root's (dpkg-deb --root-owner-group).
 find "$stage" -type d -exec chmod 0755 {} +

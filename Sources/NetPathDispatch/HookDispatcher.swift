@@ -236,11 +236,14 @@ package final class HookDispatcher: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Whether shutdown has begun, for this worker: its task cancelled, or run() cancelled (a
+    /// worker started just as run() was cancelled is not in the list run() cancels).
+    private var shuttingDown: Bool { Task.isCancelled || state.withLock { $0.stopping } }
+
     /// A subject's worker: its jobs, one at a time, until its queue is empty.
     private func work(_ subject: String) async {
         while true {
-            // A worker started just as run() was cancelled is not in the list run() cancels.
-            if Task.isCancelled || state.withLock({ $0.stopping }) {
+            if shuttingDown {
                 let abandoned = state.withLock { $0.queues.abandon(subject) }
                 if !abandoned.isEmpty {
                     logger.notice("shutting down: \(abandoned.count) queued event(s) of \(subject) not dispatched")
@@ -375,7 +378,7 @@ package final class HookDispatcher: Sendable {
     ) async -> Bool {
         var checked = checked
         for planned in plan {
-            if Task.isCancelled { return false }
+            if shuttingDown { return false }
             let name = planned.name
             // What the run will be, which does not depend on the file: made before the slot is
             // taken, so a dialect's event that has no run never holds one.
@@ -415,9 +418,15 @@ package final class HookDispatcher: Sendable {
             let slot = await slots.acquire()
             // The wait is not cancellable (HookSlots): a shutdown that began meanwhile starts no
             // new hook, as it starts no queued event.
-            if Task.isCancelled {
+            if shuttingDown {
                 slots.release(slot)
-                logger.notice("shutting down: hook \(name) for \(job.event.name) \(job.event.subject) not started")
+                logger.notice(
+                    "shutting down: hook \(name) and the rest of \(job.event.name) of \(job.event.subject) not started",
+                    metadata: [
+                        "hook": .string(name), "event": .string(job.event.name.rawValue),
+                        "subject": .string(job.event.subject),
+                    ]
+                )
                 return false
             }
             if slot.waited { checked = nil }

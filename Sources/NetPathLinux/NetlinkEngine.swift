@@ -231,28 +231,22 @@ public final class NetlinkEngine: Sendable {
         let buffer = ReceiveBuffer(size: 16 * NetlinkSocket.slotSize)
         do {
             let sockets: (events: NetlinkSocket, queries: KernelQueries)
+            let filtered = options.filtersRoutesInKernel
+            // The event socket, and the query socket, which keeps the event socket's route filter.
+            let open = { () throws(NetlinkError) -> (events: NetlinkSocket, queries: KernelQueries) in
+                let events = try NetlinkSocket()
+                let queries = KernelQueries(socket: try NetlinkSocket(), filtering: filtered ? events.fileDescriptor : nil)
+                return (events, queries)
+            }
             if let namespace = options.namespace {
                 // A socket stays in the namespace it was opened in, so both are opened by a thread
                 // of their own that enters the followed namespace and ends. This thread stays in
                 // the caller's: every thread it starts inherits its namespace (Dispatch starts
                 // workers from the thread that wakes a task), and the agent's hooks, its waiting
                 // threads and its notify socket belong in the agent's own namespace.
-                let filtered = options.filtersRoutesInKernel
-                sockets = try OSThread.run(in: namespace) { () throws(NetlinkError) in
-                    let events = try NetlinkSocket()
-                    let queries = KernelQueries(
-                        socket: try NetlinkSocket(),
-                        filtering: filtered ? events.fileDescriptor : nil
-                    )
-                    return (events, queries)
-                }
+                sockets = try OSThread.run(in: namespace, open)
             } else {
-                let events = try NetlinkSocket()
-                let queries = KernelQueries(
-                    socket: try NetlinkSocket(),
-                    filtering: options.filtersRoutesInKernel ? events.fileDescriptor : nil
-                )
-                sockets = (events, queries)
+                sockets = try open()
             }
             if sockets.queries.filterError != 0 {
                 logger.notice(

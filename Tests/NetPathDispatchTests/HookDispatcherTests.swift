@@ -321,7 +321,9 @@ struct HookDispatcherTests {
                 "10-hook",
                 """
                 echo "$NETPATH_INTERFACE" >> \(dir.path("seen"))
-                case "$NETPATH_INTERFACE" in hold) sleep 1 ;; esac
+                case "$NETPATH_INTERFACE" in
+                hold) while [ ! -e \(dir.path(".release")) ]; do sleep 0.05; done ;;
+                esac
                 exit 0
                 """
             )
@@ -329,7 +331,7 @@ struct HookDispatcherTests {
             let dispatcher = HookDispatcher(
                 directory: HookDirectory(path: dir.path, logger: log.logger),
                 runner: HookRunner(options: .init(), logger: log.logger),
-                // One slot, held by "hold" for all of its run.
+                // One slot, held by "hold" until the test releases it.
                 options: .init(maxRunningHooks: 1, slowAfter: .seconds(60)),
                 logger: log.logger
             )
@@ -342,11 +344,13 @@ struct HookDispatcherTests {
                     dispatcher.runsWaitingForASlot == 1
                 }
                 group.cancelAll()
+                // Only now does "hold" end and give its slot to the waiting run.
+                _ = try dir.write(".release", "", mode: 0o644)
             }
             // run() returned once the workers had: the waiting run would have started by now.
             #expect(dir.read("seen") == "hold\n")
             #expect(dispatcher.statistics.runCount("10-hook", .success) == 1)
-            #expect(log.all.contains { $0.message.contains("hook 10-hook for up interface:11 not started") })
+            #expect(log.all.contains { $0.message.contains("hook 10-hook and the rest of up of interface:11 not started") })
         }
     }
 }
