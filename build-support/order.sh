@@ -4,9 +4,10 @@
 # network namespaces of its own, which it deletes on exit.
 #
 # The order is the functions in the order of their first call (build-support/firstcalls.c):
-#   1. netpathd: start-up on a config with one link rule and one hook, carrier and administrative
-#      toggles that run the hook, an address and a route added and removed, `netpathctl status`
-#      over the control socket, then SIGTERM;
+#   1. netpathd: start-up on a config with one link rule and one hook, and connectivity probing
+#      of an endpoint in the peer namespace (bench/connectivity.py's, a portal, then full
+#      internet), carrier and administrative toggles that run the hook and the probes, an address
+#      and a route added and removed, `netpathctl status` over the control socket, then SIGTERM;
 #   2. `netpathctl monitor --local`: start-up and the same changes;
 #   3. `netpathctl status --local` and `netpathctl check-config`.
 # Later lists add only the names earlier ones lack. Names a binary does not have are skipped by
@@ -62,7 +63,15 @@ metrics = ""
 name = "uplink"
 on = ["carrier-up", "carrier-down", "up", "down", "address-added", "address-removed"]
 interface = "npb0"
+
+[connectivity]
+uri = "http://192.0.2.2:8080/check"
+timeout = "2s"
 EOF
+# The endpoint the agent probes, in the peer namespace: a portal until the toggles begin.
+echo portal > "$WORK/mode"
+ip netns exec "$PREFIX-b" python3 bench/connectivity.py --serve "$WORK/mode" >/dev/null 2>&1 &
+SERVER=$!
 
 # Each traced program runs until firstcalls passes it a SIGTERM; 120 s at most. Started as plain
 # commands, not through in_a: `ip netns exec` execs firstcalls, so $! is firstcalls itself.
@@ -79,9 +88,14 @@ TRACER=$!
 for _ in $(seq 300); do [ -S "$WORK/control.sock" ] && break; sleep 0.1; done
 [ -S "$WORK/control.sock" ] || { echo "order.sh: netpathd did not start:" >&2; cat "$WORK/netpathd.log" >&2; exit 1; }
 sleep 1
+echo full > "$WORK/mode"
 changes
 in_a "$NETPATHCTL" status --socket "$WORK/control.sock" >/dev/null
 finish "$TRACER" "$WORK/netpathd.log"
+grep -q 'connectivity.*portal' "$WORK/netpathd.log" && grep -q 'connectivity.*full' "$WORK/netpathd.log" ||
+    { echo "order.sh: the agent did not probe a portal and then full internet:" >&2; cat "$WORK/netpathd.log" >&2; exit 1; }
+kill "$SERVER"
+wait "$SERVER" 2>/dev/null || true
 [ -e "$WORK/hook-ran" ] || { echo "order.sh: the hook never ran:" >&2; cat "$WORK/netpathd.log" >&2; exit 1; }
 
 ip netns exec "$PREFIX-a" "$WORK/firstcalls" "$WORK/netpathctl.symbols" 120 "$WORK/monitor.order" \
