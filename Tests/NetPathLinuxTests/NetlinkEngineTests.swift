@@ -236,24 +236,33 @@ struct NetlinkEngineTests {
         }
     }
 
+    /// An addressed, up veth end `f0` with a default route via 198.18.0.1.
+    static func addUplink(to ns: NetworkNamespace) throws {
+        try ns.addVeth("f0", peer: "f1")
+        try ns.ip("link", "set", "f0", "up")
+        try ns.ip("link", "set", "f1", "up")
+        try ns.ip("addr", "add", "198.18.0.2/24", "dev", "f0")
+        try ns.ip("route", "add", "default", "via", "198.18.0.1", "dev", "f0")
+    }
+
+    /// 10,000 /32 routes via f0, then a default route in table 7: once that is read, so were they.
+    static func addSpecificRoutes(to ns: NetworkNamespace) throws {
+        try ns.batch(
+            (0..<10_000).map { "route add 10.9.\($0 >> 8).\($0 & 0xff)/32 via 198.18.0.1 dev f0" }
+                + ["route add default via 198.18.0.1 dev f0 table 7"]
+        )
+    }
+
     @Test("without the kernel's filter, 10,000 specific routes are read, counted and dropped: the table holds only the default routes")
     func specificRoutesAreNotRetained() async throws {
         try await NetworkNamespace.with("flat") { ns in
-            try ns.addVeth("f0", peer: "f1")
-            try ns.ip("link", "set", "f0", "up")
-            try ns.ip("link", "set", "f1", "up")
-            try ns.ip("addr", "add", "198.18.0.2/24", "dev", "f0")
-            try ns.ip("route", "add", "default", "via", "198.18.0.1", "dev", "f0")
+            try Self.addUplink(to: ns)
             let (engine, recorder) = try await Self.startEngine(in: ns, filtersRoutesInKernel: false)
             defer { engine.stop() }
             try await recorder.awaitMirror(of: ns, engine: engine, "setup")
             let held = engine.table().routeCount
             let before = engine.statistics
-            // The default route in table 7 comes last: once it is read, every /32 was read.
-            try ns.batch(
-                (0..<10_000).map { "route add 10.9.\($0 >> 8).\($0 & 0xff)/32 via 198.18.0.1 dev f0" }
-                    + ["route add default via 198.18.0.1 dev f0 table 7"]
-            )
+            try Self.addSpecificRoutes(to: ns)
             _ = try await recorder.next("the snapshot after all 10,001 routes were read") { snapshot in
                 snapshot.statistics.messages >= before.messages + 10_001
             }
@@ -271,11 +280,7 @@ struct NetlinkEngineTests {
     @Test("with the kernel's filter, 10,000 specific routes never reach the engine; a default route and a target's covering route do")
     func kernelDropsSpecificRoutes() async throws {
         try await NetworkNamespace.with("filtered") { ns in
-            try ns.addVeth("f0", peer: "f1")
-            try ns.ip("link", "set", "f0", "up")
-            try ns.ip("link", "set", "f1", "up")
-            try ns.ip("addr", "add", "198.18.0.2/24", "dev", "f0")
-            try ns.ip("route", "add", "default", "via", "198.18.0.1", "dev", "f0")
+            try Self.addUplink(to: ns)
             let (engine, recorder) = try await Self.startEngine(in: ns)
             defer { engine.stop() }
             try await recorder.awaitMirror(of: ns, engine: engine, "setup")
@@ -284,10 +289,7 @@ struct NetlinkEngineTests {
             #expect(engine.targetRoutes(to: target).first?.prefixLength == 0)
             let held = engine.table().routeCount
             let before = engine.statistics
-            try ns.batch(
-                (0..<10_000).map { "route add 10.9.\($0 >> 8).\($0 & 0xff)/32 via 198.18.0.1 dev f0" }
-                    + ["route add default via 198.18.0.1 dev f0 table 7"]
-            )
+            try Self.addSpecificRoutes(to: ns)
             _ = try await recorder.next("the snapshot with table 7's default route") { snapshot in
                 snapshot.routeCount == held + 1
             }
