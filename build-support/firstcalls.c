@@ -8,7 +8,8 @@
 // mapping at file offset 0 is its load base). PROGRAM gets SIGTERM when firstcalls does (order.sh
 // ends a run that way), or after SECONDS, and SIGKILL 5 s later if it is still there; OUT is
 // written once every traced thread has gone. Exits 1 when PROGRAM ended otherwise than by
-// exiting 0 or by that SIGTERM (a crash cuts the list short), 2 on a failure of its own.
+// exiting 0 or by that SIGTERM (a crash cuts the list short), 2 on a failure of its own, 3 when
+// its tracees still had not ended 10 s after that SIGTERM.
 //
 // What it is for: build-support/order.sh turns these lists into the linker's symbol order, so that
 // the code the binaries run at start-up and on every event sits together (see the Makefile).
@@ -48,16 +49,21 @@ static size_t count;
 static pid_t traced;
 static volatile sig_atomic_t terminated;
 
-// SIGALRM or SIGTERM/SIGINT: the program is asked to end, then, 5 s later, made to.
+// SIGALRM or SIGTERM/SIGINT: the program is asked to end; 5 s later it is made to; 5 s after that
+// firstcalls gives up (a tracee of its own stuck, say), and PTRACE_O_EXITKILL ends every tracee.
 static void on_signal(int signal) {
     (void)signal;
-    if (!terminated) {
-        terminated = 1;
+    terminated++;
+    if (terminated == 1) {
         kill(traced, SIGTERM);
-        alarm(5);
-    } else {
+    } else if (terminated == 2) {
         kill(traced, SIGKILL);
+    } else {
+        static const char message[] = "firstcalls: the traced processes did not end; giving up\n";
+        (void)!write(2, message, sizeof message - 1);
+        _exit(3);
     }
+    alarm(5);
 }
 
 static int by_address(const void *lhs, const void *rhs) {
@@ -144,6 +150,9 @@ int main(int argc, char **argv) {
     if (pid < 0) { perror("fork"); return 2; }
     traced = pid;
     if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, 0);  // the program starts with no signal blocked
         ptrace(PTRACE_TRACEME, 0, 0, 0);
         raise(SIGSTOP);
         execvp(argv[4], argv + 4);
@@ -186,6 +195,14 @@ int main(int argc, char **argv) {
     sigaction(SIGALRM, &action, 0);
     sigaction(SIGTERM, &action, 0);
     sigaction(SIGINT, &action, 0);
+    // A parent may have left them blocked (a test runner's spawn does): then the time limit
+    // would never come.
+    sigset_t handled;
+    sigemptyset(&handled);
+    sigaddset(&handled, SIGALRM);
+    sigaddset(&handled, SIGTERM);
+    sigaddset(&handled, SIGINT);
+    sigprocmask(SIG_UNBLOCK, &handled, 0);
     alarm(seconds);
     ptrace(PTRACE_CONT, pid, 0, 0);
     for (;;) {
