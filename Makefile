@@ -70,8 +70,9 @@ INSTALL_CONFIG    ?= release
 #   11.4–12.0 MB without; 4 starts each in a fresh namespace). It applies to the dependencies'
 #   modules too, and only to these builds: `make build` and `make test` build for debugging.
 # - --symbol-ordering-file build-support/netpath.order: the functions that start-up, an event's
-#   path and a hook's spawn call, listed in the order of their first call (`make order` records
-#   them: build-support/order.sh), are laid out together at the start of the code. The kernel
+#   path, a hook's spawn and connectivity probing call (the probe helper's own too), listed in
+#   the order of their first call (`make order` records them: build-support/order.sh), are laid
+#   out together at the start of the code. The kernel
 #   maps the aligned 64 KiB block around each page of code a process touches (where those pages
 #   are cached, as a binary's are after its first start), so functions that run once,
 #   spread over all 11–13 MB of code, had made most of it resident: at idle, 6.9 MB of
@@ -79,7 +80,8 @@ INSTALL_CONFIG    ?= release
 #   in this order (VmRSS 12.1 → 9.8 MB and 14.8 → 10.7–11.4 MB). The Swift runtime's
 #   whole-module objects move as one (Swift.o's 1.5 MB of code). Names the file does not know
 #   (code changed since) keep the linker's own order, so a stale file costs memory, never
-#   correctness: DebianPackageTests fail when most of it no longer names the binaries' functions.
+#   correctness: DebianPackageTests fail when over 15% of it no longer names the binaries'
+#   functions.
 #   lld reads the file but SwiftPM does not know it: install-build relinks when it changes.
 INSTALL_SWIFT_FLAGS ?= --static-swift-stdlib -Xswiftc -L$(CURDIR)/build-support/static-libstdc++ \
 	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
