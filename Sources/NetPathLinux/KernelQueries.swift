@@ -34,7 +34,14 @@ final class KernelQueries: Sendable {
     /// an address is added, for the event socket's filter to be made and attached (tens of
     /// microseconds): that happens under it, so programs are attached in the order their lists
     /// were made.
-    private let watchedAddresses = Mutex<[IPAddress]>([])
+    private let watchedAddresses = Mutex(Watched())
+
+    /// The watched addresses, and the same in the form `np_walk` compares, made once per address
+    /// rather than on each of the engine's batches.
+    private struct Watched {
+        var addresses: [IPAddress] = []
+        var forWalk: [np_watch] = []
+    }
     /// A descriptor of the engine's event socket of this object's own, for its ``RouteFilter``
     /// (-1: the kernel filters nothing). Its own, because the threads that ask change the filter,
     /// and the engine's descriptor number could be closed and reused meanwhile.
@@ -61,18 +68,12 @@ final class KernelQueries: Sendable {
     /// the engine's own walk drops the same routes, after reading them.
     let filterError: Int32
 
-    /// The addresses whose covering routes the kernel passes although the engine does not keep
-    /// them: the internet probes.
-    private static let probes = [KernelRoute.probe(.ipv4), KernelRoute.probe(.ipv6)]
-
-    /// Attaches the program for the probes and `watched` to `descriptor`. When the kernel refuses
-    /// it (memory for socket options is limited), no filter is left at all: an old program that
-    /// lacks a watched address must not stay. Returns the errno of the refused attach, or 0.
+    /// Attaches the program for the internet probes (the routes the engine keeps) and `watched`
+    /// to `descriptor` (``RouteFilter/attach(to:)``: a refused one leaves no filter). Returns the
+    /// errno of a refused attach, or 0.
     @discardableResult
     private static func refilter(_ descriptor: Int32, watching watched: [IPAddress]) -> Int32 {
-        let refused = RouteFilter(watching: probes + watched).attach(to: descriptor)
-        if refused != 0 { _ = RouteFilter.detach(from: descriptor) }
-        return refused
+        RouteFilter(watching: NetlinkSocket.keptProbes + watched).attach(to: descriptor)
     }
 
     /// Dumps links, addresses, the kept routes (`np_walk`: default routes, and routes covering
@@ -117,7 +118,7 @@ final class KernelQueries: Sendable {
     /// The addresses asked about since routing last changed. The engine watches the routes it
     /// drops for one covering them (`np_route_covers`), which moves the routing generation, so
     /// that the next question asks again.
-    var watched: [IPAddress] { watchedAddresses.withLock { $0 } }
+    var watched: [np_watch] { watchedAddresses.withLock { $0.forWalk } }
 
     /// The kernel round trips made for targets so far.
     var questionsAsked: UInt64 { state.withLock { $0.asked } }
@@ -139,15 +140,16 @@ final class KernelQueries: Sendable {
                 state.generation = generation
                 state.answers.removeAll()
                 // The filter follows below, with the address this question watches.
-                watchedAddresses.withLock { $0.removeAll() }
+                watchedAddresses.withLock { $0 = Watched() }
             }
             if let known = state.answers[question] { return known }
             // Watched (and let through the event socket's filter) before the kernel is asked: a
             // covering route that arrives from now on moves the generation, and with it this answer.
             watchedAddresses.withLock { watched in
-                guard !watched.contains(address) else { return }
-                watched.append(address)
-                if eventFilter >= 0 { Self.refilter(eventFilter, watching: watched) }
+                guard !watched.addresses.contains(address) else { return }
+                watched.addresses.append(address)
+                watched.forWalk.append(NetlinkSocket.watch(address))
+                if eventFilter >= 0 { Self.refilter(eventFilter, watching: watched.addresses) }
             }
             let answer = Self.ask(question, state.lookup, asked: &state.asked)
             state.answers[question] = answer

@@ -294,7 +294,7 @@ public final class NetlinkEngine: Sendable {
             var overrun = resyncPending
             if fds[0].revents != 0 {
                 let now = Date()
-                let outcome = drain(events, buffer, eventCollector, logger: logger)
+                let outcome = drain(events, buffer, eventCollector, queries, logger: logger)
                 overrun = overrun || outcome.overrun
                 if !overrun && outcome.changed { publish(context, queries, cause: .update, at: now) }
             }
@@ -313,6 +313,7 @@ public final class NetlinkEngine: Sendable {
         _ socket: NetlinkSocket,
         _ buffer: ReceiveBuffer,
         _ collector: MessageCollector,
+        _ queries: KernelQueries,
         logger: Logger
     ) -> (overrun: Bool, changed: Bool) {
         var overrun = false
@@ -327,7 +328,7 @@ public final class NetlinkEngine: Sendable {
                 into: buffer,
                 delivering: collector,
                 keeping: NetlinkSocket.keptAddresses,
-                watching: watchList()
+                watching: queries.watched
             )
             switch outcome {
             case .messages(let result):
@@ -364,12 +365,6 @@ public final class NetlinkEngine: Sendable {
             if covering { state.routingGeneration &+= 1 }
         }
         return (overrun, changed || covering)
-    }
-
-    /// The addresses whose covering routes move the routing generation although they are not
-    /// kept: what ``targetRoutes(to:)`` was asked since routing last changed.
-    private func watchList() -> [np_watch] {
-        (queries.withLock { $0 }?.watched ?? []).map(NetlinkSocket.watch)
     }
 
     /// Applies and clears the collected messages; returns whether the table changed.
@@ -428,7 +423,7 @@ public final class NetlinkEngine: Sendable {
                     state.statistics.resyncs += 1
                     state.statistics.skippedRoutes += skipped
                 }
-                if drain(events, buffer, eventCollector, logger: logger).overrun {
+                if drain(events, buffer, eventCollector, queries, logger: logger).overrun {
                     shared.withLock { $0.statistics.overruns += 1 }
                     continue
                 }

@@ -61,7 +61,10 @@ final class NetlinkSocket {
     /// The addresses whose covering routes are kept although they are not default routes: the
     /// internet probes (``KernelRoute/probe(_:)``). Few routes cover them, and they are what can
     /// change the kernel's route to the internet, so the engine asks again only when one changes.
-    static let keptAddresses: [np_watch] = [KernelRoute.probe(.ipv4), KernelRoute.probe(.ipv6)].map(watch)
+    static let keptAddresses: [np_watch] = keptProbes.map(watch)
+
+    /// The internet probes, as addresses (the kernel's route filter lets their routes through too).
+    static let keptProbes = [KernelRoute.probe(.ipv4), KernelRoute.probe(.ipv6)]
 
     /// `address` in the form `np_walk` compares.
     static func watch(_ address: IPAddress) -> np_watch {

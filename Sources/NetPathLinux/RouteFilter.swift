@@ -25,43 +25,45 @@ package struct RouteFilter {
     /// The program's instructions.
     package private(set) var instructions: [sock_filter] = []
 
-    /// At most this many watched addresses go into a program (an IPv6 address costs 25
-    /// instructions): past it, ``attach(to:)`` removes the filter instead, and the engine sees
-    /// every route again. Targets and library hosts are a handful in practice.
+    /// At most this many watched addresses go into a program, the internet probes among them (an
+    /// IPv6 address costs 25 instructions): past it, ``attach(to:)`` removes the filter instead,
+    /// and the engine sees every route again. Targets and library hosts are a handful in practice.
     package static let maximumAddresses = 64
 
     /// Whether the program passes every message, so that no filter is attached: too many
     /// addresses, or a big-endian host (the program reads netlink's host-endian fields as
     /// little-endian bytes).
-    package let passesEverything: Bool
+    package var passesEverything: Bool { instructions.isEmpty }
 
     /// The program for the default routes and the routes covering `watched`.
     package init(watching watched: [IPAddress]) {
         #if _endian(little)
+        guard watched.count <= Self.maximumAddresses else { return }
         var program = Assembler()
-        if watched.count <= Self.maximumAddresses { program.assemble(watched) }
+        program.assemble(watched)
         // An over-long jump (never with the limit above) leaves no program rather than a wrong one.
-        passesEverything = watched.count > Self.maximumAddresses || program.failed
-        instructions = passesEverything ? [] : program.instructions
-        #else
-        passesEverything = true
+        if !program.failed { instructions = program.instructions }
         #endif
     }
 
     /// Attaches the program to `socket` (replacing the one before, atomically), or removes the
-    /// filter when ``passesEverything``. Returns 0, or the errno of `setsockopt`.
+    /// filter when ``passesEverything``. Returns 0, or the errno of `setsockopt`. A program the
+    /// kernel refuses leaves no filter at all: an old program, which may lack an address now
+    /// watched, must not stay.
     package func attach(to socket: Int32) -> Int32 {
         if passesEverything { return Self.detach(from: socket) }
-        var copy = instructions
-        return copy.withUnsafeMutableBufferPointer { buffer in
-            var program = sock_fprog(len: UInt16(buffer.count), filter: buffer.baseAddress)
+        let refused = instructions.withUnsafeBufferPointer { buffer in
+            // The kernel only reads the program.
+            var program = sock_fprog(len: UInt16(buffer.count), filter: UnsafeMutablePointer(mutating: buffer.baseAddress))
             let size = socklen_t(MemoryLayout<sock_fprog>.size)
-            if setsockopt(socket, SOL_SOCKET, SO_ATTACH_FILTER, &program, size) == 0 { return 0 }
+            if setsockopt(socket, SOL_SOCKET, SO_ATTACH_FILTER, &program, size) == 0 { return Int32(0) }
             // A replacement is charged to the socket's option memory (net.core.optmem_max) before
             // the program it replaces is freed: without the old one, it may fit.
             guard errno == ENOMEM, Self.detach(from: socket) == 0 else { return errno }
             return setsockopt(socket, SOL_SOCKET, SO_ATTACH_FILTER, &program, size) == 0 ? 0 : errno
         }
+        if refused != 0 { _ = Self.detach(from: socket) }
+        return refused
     }
 }
 
