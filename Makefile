@@ -82,12 +82,6 @@ INSTALL_CONFIG    ?= release
 #   (code changed since) keep the linker's own order, so a stale file costs memory, never
 #   correctness: DebianPackageTests fail when over 15% of it no longer names the binaries'
 #   functions.
-#   The file begins with the hot path: what netpathd and `monitor --local` call for a change once
-#   started, in that order. Between two changes the machine idles and the caches and TLBs go
-#   cold: per carrier toggle 40 ms apart, the agent's reading → `clone` took ~280 µs, against
-#   ~80 µs 3 ms apart. Laid out first (the ~650 functions perf sampled on that path: median
-#   place 374 of ~5,400 in the file, against 2,895 in first-call order), reading → `clone` is
-#   ~10% shorter (two agents side by side, toggles interleaved, 4 runs of 150).
 #   lld reads the file but SwiftPM does not know it: install-build relinks when it changes.
 INSTALL_SWIFT_FLAGS ?= --static-swift-stdlib -Xswiftc -L$(CURDIR)/build-support/static-libstdc++ \
 	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \

@@ -11,13 +11,6 @@
 // exiting 0 or by that SIGTERM (a crash cuts the list short), 2 on a failure of its own, 3 when
 // its tracees still had not ended 10 s after that SIGTERM.
 //
-// The hot list: a SIGUSR1 sent to PROGRAM is taken by firstcalls, never delivered. It arms every
-// breakpoint again, and from then on the functions called are also written, in the order of their
-// first call after it, to OUT.hot: what a program runs over and over once started (order.sh sends
-// it to the agent between two rounds of the same changes, so OUT.hot is an event's path). The
-// thread the signal stops waits until every breakpoint is back, so a program that raises SIGUSR1
-// itself gets a list that begins with its next call.
-//
 // What it is for: build-support/order.sh turns these lists into the linker's symbol order, so that
 // the code the binaries run at start-up and on every event sits together (see the Makefile).
 // A breakpoint is an int3 written over the function's first byte through /proc/PID/mem; its first
@@ -48,10 +41,7 @@ struct function {
     uint64_t address;
     char *name;
     unsigned char original;
-    /// Called since its breakpoint was (last) set: the breakpoint is not in the code.
     int hit;
-    /// Called at all: in OUT.
-    int listed;
 };
 
 static struct function *functions;
@@ -86,21 +76,6 @@ static int by_address_then_name(const void *lhs, const void *rhs) {
     const struct function *a = lhs, *b = rhs;
     int order = by_address(lhs, rhs);
     return order ? order : strcmp(a->name, b->name);
-}
-
-// Whether `thread` is a thread of the program itself, not a hook child still sharing its memory
-// (those are let go at their exec, and a signal to them is theirs).
-static int thread_is_program(pid_t thread, pid_t program) {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", thread);
-    FILE *status = fopen(path, "r");
-    if (!status) return 0;
-    int tgid = -1;
-    while (fgets(line, sizeof line, status)) {
-        if (sscanf(line, "Tgid: %d", &tgid) == 1) break;
-    }
-    fclose(status);
-    return tgid == program;
 }
 
 static void fail(const char *what) {
@@ -212,10 +187,6 @@ int main(int argc, char **argv) {
 
     struct function **order = calloc(count, sizeof *order);
     size_t hits = 0;
-    // The hot list, from the SIGUSR1 on (`rearmed`).
-    struct function **hot = calloc(count, sizeof *hot);
-    size_t hot_hits = 0;
-    int rearmed = 0;
     // Fork children not yet stopped for the first time: their copies are mended then.
     pid_t forks[64];
     size_t forking = 0;
@@ -288,9 +259,7 @@ int main(int argc, char **argv) {
                     // Unrestored, the thread would trap here forever.
                     if (pwrite(mem, &function->original, 1, (off_t)(base + function->address)) != 1) fail("restore");
                     function->hit = 1;
-                    if (!function->listed) order[hits++] = function;
-                    function->listed = 1;
-                    if (rearmed) hot[hot_hits++] = function;
+                    order[hits++] = function;
                 }
                 // Also for a second thread that hit it before the byte came back.
                 registers.rip -= 1;
@@ -298,19 +267,6 @@ int main(int argc, char **argv) {
                 ptrace(PTRACE_CONT, thread, 0, 0);
                 continue;
             }
-        }
-        if (signal == SIGUSR1 && thread_is_program(thread, pid)) {
-            // The hot list starts: every breakpoint called since it was set goes back (the other
-            // threads run on meanwhile; a call they make before its byte is back is not listed).
-            for (size_t i = 0; i < count; i++) {
-                if (!functions[i].hit) continue;
-                if (pwrite(mem, &trap, 1, (off_t)(base + functions[i].address)) != 1) fail("re-arm");
-                functions[i].hit = 0;
-            }
-            hot_hits = 0;
-            rearmed = 1;
-            ptrace(PTRACE_CONT, thread, 0, 0);  // taken: the program never sees it
-            continue;
         }
         // A new thread's first stop, or a job-control stop: not passed on. Any other signal is.
         ptrace(PTRACE_CONT, thread, 0, signal == SIGSTOP ? 0 : signal);
@@ -321,15 +277,6 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < hits; i++) fprintf(file, "%s\n", order[i]->name);
     fclose(file);
     fprintf(stderr, "firstcalls: %zu of %zu functions called\n", hits, count);
-    if (rearmed) {
-        char hot_path[PATH_MAX];
-        snprintf(hot_path, sizeof hot_path, "%s.hot", out);
-        FILE *hot_file = fopen(hot_path, "w");
-        if (!hot_file) { perror(hot_path); return 2; }
-        for (size_t i = 0; i < hot_hits; i++) fprintf(hot_file, "%s\n", hot[i]->name);
-        fclose(hot_file);
-        fprintf(stderr, "firstcalls: %zu called after SIGUSR1\n", hot_hits);
-    }
     int clean = (WIFEXITED(outcome) && WEXITSTATUS(outcome) == 0) ||
                 (terminated && WIFSIGNALED(outcome) && WTERMSIG(outcome) == SIGTERM) ||
                 (terminated && WIFEXITED(outcome));

@@ -70,47 +70,6 @@ struct FirstCallsTests {
         #expect(!order.contains("in_fork") && !order.contains("never"), "\(order)")
     }
 
-    @Test("a SIGUSR1 to the program is firstcalls': the functions called after it, also those called before, form the hot list in their order")
-    func recordsTheHotList() throws {
-        let scratch = try ScratchDirectory.make("firstcalls")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let tool = scratch.path + "/firstcalls"
-        try Command.check([
-            "cc", "-O2", "-Wall", "-o", tool, Self.repository.appendingPathComponent("build-support/firstcalls.c").path,
-        ])
-        // Left to the program, the SIGUSR1 would end it (its default action): exit 0 shows it was taken.
-        let binary = scratch.path + "/phases"
-        try Data(
-            """
-            #include <signal.h>
-            #define MARK(name) __attribute__((noinline)) void name(void) { __asm__ volatile(""); }
-            MARK(start_only) MARK(both) MARK(event_only) MARK(last)
-            int main(void) {
-                start_only(); both();
-                raise(SIGUSR1);
-                event_only(); both(); last();
-                return 0;
-            }
-
-            """.utf8
-        ).write(to: URL(fileURLWithPath: binary + ".c"))
-        try Command.check(["cc", "-O1", "-fPIE", "-pie", "-o", binary, binary + ".c"])
-        let symbols = try Command.check(["nm", "--defined-only", binary]).split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ")
-            return fields.count == 3 && "tTwW".contains(fields[1]) ? "\(fields[0]) \(fields[2])" : nil
-        }
-        try Data((symbols.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: scratch.path + "/symbols"))
-
-        let result = try Command.run([tool, scratch.path + "/symbols", "10", scratch.path + "/order", binary])
-
-        #expect(result.status == 0, "firstcalls: \(result.stderr)")
-        let order = try String(contentsOfFile: scratch.path + "/order", encoding: .utf8).split(separator: "\n").map(String.init)
-        let hot = try String(contentsOfFile: scratch.path + "/order.hot", encoding: .utf8).split(separator: "\n").map(String.init)
-        let marks = ["start_only", "both", "event_only", "last"]
-        #expect(order.filter(marks.contains) == marks, "\(order)")
-        #expect(hot.filter(marks.contains) == ["event_only", "both", "last"], "\(hot)")
-    }
-
     @Test("a program that crashes makes firstcalls fail: a list cut short is not an order")
     func reportsACrash() throws {
         let scratch = try ScratchDirectory.make("firstcalls")
