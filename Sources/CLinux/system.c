@@ -31,6 +31,8 @@ struct np_spawn_child {
     int in, out, err;
     /// The errno of the step that failed, written by the child before it exits; 0 when it exec'd.
     volatile int failure;
+    /// The step under way (`enum np_spawn_step`): the one that failed, when `failure` is set.
+    volatile int step;
 };
 
 /// `rt_sigaction` and `rt_sigprocmask` themselves. glibc's wrappers leave out its two internal
@@ -91,6 +93,24 @@ static int np_close_from_3(void) {
     return length < 0 ? -1 : 0;
 }
 
+/// The child's set-up before its exec; -1 with errno and `child->step` naming the step that failed.
+/// Each step is named before it runs: its errno alone would mislead (a chdir's, or the
+/// /proc/self/fd fallback's ENOENT, would read as a missing hook).
+static int np_spawn_child_setup(struct np_spawn_child *child) {
+    child->step = NP_SPAWN_PROCESS_GROUP;
+    if (setpgid(0, 0) < 0) return -1;
+    child->step = NP_SPAWN_STANDARD_STREAMS;
+    if (np_place(child->in, 0) < 0 || np_place(child->out, 1) < 0 || np_place(child->err, 2) < 0) return -1;
+    child->step = NP_SPAWN_WORKING_DIRECTORY;
+    if (chdir(child->directory) < 0) return -1;
+    child->step = NP_SPAWN_DESCRIPTORS;
+    if (np_close_from_3() < 0) return -1;
+    child->step = NP_SPAWN_SIGNAL_MASK;
+    sigset_t none;
+    sigemptyset(&none);
+    return np_raw_sigmask(SIG_SETMASK, &none, NULL);
+}
+
 /// The child, on a stack inside the spawning thread's frame, sharing the agent's memory (the
 /// thread is suspended until the exec): only system calls, no allocation, no locks.
 static int np_spawn_child_main(void *argument) {
@@ -107,22 +127,20 @@ static int np_spawn_child_main(void *argument) {
         if (signal == SIGKILL || signal == SIGSTOP) continue;
         np_raw_default(signal);
     }
-    sigset_t none;
-    sigemptyset(&none);
-    if (setpgid(0, 0) < 0 || np_place(child->in, 0) < 0 || np_place(child->out, 1) < 0 ||
-        np_place(child->err, 2) < 0 || chdir(child->directory) < 0 || np_close_from_3() < 0 ||
-        np_raw_sigmask(SIG_SETMASK, &none, NULL) < 0) {
+    if (np_spawn_child_setup(child) < 0) {
         child->failure = errno != 0 ? errno : EIO;
         _exit(127);
     }
+    child->step = NP_SPAWN_EXEC;
     execve(child->path, child->argv, child->envp);
     child->failure = errno != 0 ? errno : EIO;
     _exit(127);
 }
 
 int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
-             const char *directory, int in, int out, int err) {
-    struct np_spawn_child child = {path, argv, envp, directory, in, out, err, 0};
+             const char *directory, int in, int out, int err, int *step) {
+    struct np_spawn_child child = {path, argv, envp, directory, in, out, err, 0, NP_SPAWN_CLONE};
+    *step = NP_SPAWN_CLONE;
     // The child's stack: the thread is suspended until the child has exec'd (CLONE_VFORK), so
     // its frame is free to lend. The child calls only thin system-call wrappers; 32 KiB is far
     // more than they use. (glibc's posix_spawn maps a stack and unmaps it on every spawn.)
@@ -148,6 +166,7 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
         int signaled, status;
         np_pidfd_reap(descriptor, &signaled, &status);
         close(descriptor);
+        *step = child.step;
         return child.failure;
     }
     *pid = created;

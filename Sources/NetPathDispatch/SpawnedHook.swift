@@ -58,18 +58,33 @@ struct SpawnedHook: Sendable {
         }
         var pid: pid_t = 0
         var pidfd: Int32 = -1
+        var step: Int32 = 0
         let spawned = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
-                np_spawn(&pid, &pidfd, path, argv, envp, directory, standardInput, output.write, error.write)
+                np_spawn(&pid, &pidfd, path, argv, envp, directory, standardInput, output.write, error.write, &step)
             }
         }
         guard spawned == 0 else {
             close(output.read)
             close(error.read)
-            throw HookRunnerError(operation: "spawning \(path)", errno: spawned)
+            throw HookRunnerError(operation: Self.failedStep(step, path: path, directory: directory), errno: spawned)
         }
         yieldToStartingHook()
         return SpawnedHook(pid: pid, pidfd: pidfd, standardOutput: output.read, standardError: error.read)
+    }
+
+    /// What a failed spawn was doing: only the exec's own error is about the hook's file.
+    static func failedStep(_ step: Int32, path: String, directory: String) -> String {
+        switch UInt32(step) {
+        case NP_SPAWN_EXEC.rawValue: "spawning \(path)"
+        case NP_SPAWN_PROCESS_GROUP.rawValue: "spawning \(path): its own process group (setpgid)"
+        case NP_SPAWN_STANDARD_STREAMS.rawValue: "spawning \(path): its standard streams (dup2)"
+        case NP_SPAWN_WORKING_DIRECTORY.rawValue: "spawning \(path): its working directory \(directory) (chdir)"
+        case NP_SPAWN_DESCRIPTORS.rawValue:
+            "spawning \(path): closing the agent's other descriptors (close_range, then /proc/self/fd)"
+        case NP_SPAWN_SIGNAL_MASK.rawValue: "spawning \(path): unblocking signals"
+        default: "spawning \(path): clone"
+        }
     }
 
     /// When the last spawn returned (`CLOCK_MONOTONIC` nanoseconds).

@@ -100,6 +100,28 @@ struct HookRunnerTests {
         }
     }
 
+    @Test("a spawn that fails before the exec names the step: its ENOENT is not read as a missing hook")
+    func failedSetUpIsNamed() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook("10-present", "true")
+            let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
+            let opened = try hooks.open("10-present")
+            var invocation = HookInvocation(hook: "10-present", event: Events.interface(.up, "eth0"), rule: nil, timeout: .seconds(5))
+            invocation.workingDirectory = dir.path("missing")
+            let zombies = Self.zombieChildren()
+            let result = await HookRunner(options: .init(), logger: LogStore().logger, cgroup: Self.noCgroup).run(invocation, executing: opened)
+            let reason = Self.startFailure(result)
+            #expect(
+                reason?.hasSuffix(
+                    "10-present: its working directory \(dir.path("missing")) (chdir): No such file or directory (errno \(ENOENT))"
+                ) == true,
+                "\(result)"
+            )
+            #expect(result.outcome == .error)
+            #expect(Self.zombieChildren() <= zombies, "a child that failed before its exec was left unreaped")
+        }
+    }
+
     @Test("signals the agent ignores reach a hook at their defaults, and none blocked (the lifecycle library ignores SIGTERM, SIGINT and SIGHUP)")
     func ignoredSignalsAreReset() async throws {
         // A runner first: the first one ignores SIGPIPE for the process, unless it is ignored

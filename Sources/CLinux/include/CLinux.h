@@ -36,9 +36,21 @@ int np_eventfd_nonblocking(void);
 /// Needs Linux 5.4 (CLONE_PIDFD from 5.2, `waitid(P_PIDFD)` from 5.4; Debian 12 ships 6.1).
 ///
 /// Returns 0 and sets `*pid` and `*pidfd` (close-on-exec), or an errno value (the exec's own
-/// error included; the failed child is then reaped).
+/// error included; the failed child is then reaped) and sets `*step` to the step that failed.
 int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
-             const char *directory, int in, int out, int err);
+             const char *directory, int in, int out, int err, int *step);
+
+/// The steps of `np_spawn`, in order: the `clone` itself (or a kernel without CLONE_PIDFD), then
+/// the child's own before its exec, then the exec.
+enum np_spawn_step {
+    NP_SPAWN_CLONE = 0,
+    NP_SPAWN_PROCESS_GROUP = 1,
+    NP_SPAWN_STANDARD_STREAMS = 2,
+    NP_SPAWN_WORKING_DIRECTORY = 3,
+    NP_SPAWN_DESCRIPTORS = 4,
+    NP_SPAWN_SIGNAL_MASK = 5,
+    NP_SPAWN_EXEC = 6,
+};
 
 /// Reaps the exited process of `pidfd` (`waitid(P_PIDFD, …, WEXITED)`). Sets `*signaled` to 1
 /// when a signal ended it, and `*status` to the exit code or the signal. Returns 0 or -1 (errno).
