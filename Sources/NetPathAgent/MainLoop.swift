@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 import Logging
 import NetPathConfig
 import NetPathControl
@@ -383,9 +382,7 @@ final class MainLoop {
     /// Applies the configuration file now, and hands the plugins' part (reload, then reopen) to a
     /// plugin job; the replies and `READY=1` go out when that ends.
     private func reload(_ replies: [LoopInbox.Reply]) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let monotonicMicroseconds = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+        let monotonicMicroseconds = MonotonicClock.nanoseconds / 1000
         agent.notify(["RELOADING=1", "MONOTONIC_USEC=\(monotonicMicroseconds)", "STATUS=reloading"])
         let (reply, plan) = applyConfiguration()
         reloading = (replies, reply)

@@ -104,9 +104,7 @@ struct SpawnedHook: Sendable {
     /// a yield can cost the agent that process's whole time slice, and in a burst (one change,
     /// many hooks) each yield would let the hooks started first keep delaying the next spawns.
     private static func yieldToStartingHook() {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        let nanoseconds = Int64(MonotonicClock.nanoseconds)
         let previous = lastSpawn.exchange(nanoseconds, ordering: .relaxed)
         if nanoseconds - previous >= 10_000_000 { sched_yield() }
     }

@@ -147,7 +147,7 @@ package final class HostResolver: Sendable {
         while true {
             state.withLock { $0.entries[host]?.refresh = false }
             let result = lookup(host)
-            let now = Self.monotonicNow()
+            let now = MonotonicClock.nanoseconds
             let outcome = state.withLock { state -> (changed: Bool, next: UInt64)? in
                 guard var entry = state.entries[host], entry.id == id else { return nil }
                 let before = entry.answer
@@ -198,12 +198,6 @@ package final class HostResolver: Sendable {
     }
 
     // MARK: - Time and threads
-
-    private static func monotonicNow() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
 
     private static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components

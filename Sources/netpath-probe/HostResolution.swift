@@ -34,9 +34,7 @@ enum HostResolution {
                 }
             }
         }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let deadline = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec) + UInt64(milliseconds) * 1_000_000
+        let deadline = MonotonicClock.nanoseconds + UInt64(milliseconds) * 1_000_000
         state.wait(until: deadline) { $0.pending == 0 }
         return state.withLock { $0.addresses }
     }
