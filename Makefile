@@ -61,10 +61,13 @@ INSTALL_CONFIG    ?= release
 #   with its strings), which nothing looks up: nothing dlopens these executables or resolves
 #   their symbols at run time. ~0.6 MiB. Crash backtraces still name our functions (the Swift
 #   backtracer, gdb and coredumpctl read .symtab and DWARF, which stay); dladdr() no longer does.
-# - -cross-module-optimization: the agent's modules call each other's generics (SubjectQueues,
-#   IdleWaiters, Event's accessors) on every event; compiled without the callee's body, each call
-#   goes through unspecialized code that looks up generic metadata at run time. With the bodies
-#   available the compiler specializes and inlines them: the agent's own time from reading a link
+# - -cross-module-optimization: the agent's modules call each other's code on every event (Event's
+#   accessors, the standard library's and the dependencies' generics); compiled without the
+#   callee's body, each call goes through unspecialized code that looks up generic metadata at
+#   run time. With the bodies available the compiler specializes and inlines them. It serializes
+#   public declarations only: `package` generics (SubjectQueues, IdleWaiters) stay unspecialized
+#   in the modules that use them (perf on the event path, 2026-11-25), which is why
+#   SubjectQueues keeps its common case cheap in generic form. The agent's own time from reading a link
 #   change to spawning its hook fell ~20 µs of ~300 (interleaved perf timelines, 3 × 100 carrier
 #   toggles), and `netpathctl monitor --local`'s idle RSS did not grow (11.0 MB with the flag,
 #   11.4–12.0 MB without; 4 starts each in a fresh namespace). It applies to the dependencies'

@@ -17,7 +17,8 @@
 //      NetPathLinux               libnl engine, rules and kernel route lookups, sysfs, resolv.conf
 //      NetPathProbe               the probe helper's client (SandboxedProbe), its wire format and verdict rules
 //   0  NetPathCore                model, classification, evaluation, tracker, settle, route-editing seam,
-//                                 per-subject queues and workers, one bounded file read, descriptors 0–2
+//                                 per-subject queues and workers, one bounded file read, descriptors 0–2,
+//                                 the monotonic clock and a condition lock for plain threads
 //      CNetlink                   the libnl import
 //      CLinux                     the system calls glibc declares only under _GNU_SOURCE (clone, pidfd, setns)
 //      CCurl, CSeccomp            the libcurl and libseccomp imports (netpath-probe only)

@@ -138,7 +138,7 @@ static int np_spawn_child_main(void *argument) {
 }
 
 int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
-             const char *directory, int in, int out, int err, int *step) {
+             const char *directory, int in, int out, int err, enum np_spawn_step *step) {
     struct np_spawn_child child = {path, argv, envp, directory, in, out, err, 0, NP_SPAWN_CLONE};
     *step = NP_SPAWN_CLONE;
     // The child's stack: the thread is suspended until the child has exec'd (CLONE_VFORK), so
@@ -166,7 +166,7 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
         int signaled, status;
         np_pidfd_reap(descriptor, &signaled, &status);
         close(descriptor);
-        *step = child.step;
+        *step = (enum np_spawn_step)child.step;
         return child.failure;
     }
     *pid = created;

@@ -1,11 +1,12 @@
 import Glibc
 
-/// `CLOCK_MONOTONIC` read directly, in nanoseconds since boot: the clock of
-/// ``ConditionLock/wait(until:for:)``'s deadlines and of systemd's `MONOTONIC_USEC`, and a
-/// timestamp that costs one vDSO call where a `ContinuousClock.Instant` is more than the caller
-/// needs.
+/// `CLOCK_MONOTONIC` read directly, in nanoseconds: the clock of
+/// ``ConditionLock/wait(until:for:)``'s deadlines and of systemd's `MONOTONIC_USEC`. Not
+/// `ContinuousClock`, which on Linux reads `CLOCK_BOOTTIME` (it counts time suspended); and these
+/// callers need the clock's own nanoseconds, which no `InstantProtocol` value hands out.
 package enum MonotonicClock {
-    /// Nanoseconds since boot, not counting time suspended.
+    /// Nanoseconds of `CLOCK_MONOTONIC`: from an unspecified origin (about the boot, shifted in a
+    /// time namespace), not counting time suspended.
     package static var nanoseconds: UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)

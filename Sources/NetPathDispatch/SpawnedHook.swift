@@ -58,7 +58,7 @@ struct SpawnedHook: Sendable {
         }
         var pid: pid_t = 0
         var pidfd: Int32 = -1
-        var step: Int32 = 0
+        var step = NP_SPAWN_CLONE
         let spawned = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
                 np_spawn(&pid, &pidfd, path, argv, envp, directory, standardInput, output.write, error.write, &step)
@@ -74,17 +74,18 @@ struct SpawnedHook: Sendable {
     }
 
     /// What a failed spawn was doing: only the exec's own error is about the hook's file.
-    static func failedStep(_ step: Int32, path: String, directory: String) -> String {
-        switch UInt32(step) {
-        case NP_SPAWN_EXEC.rawValue: "spawning \(path)"
-        case NP_SPAWN_PROCESS_GROUP.rawValue: "spawning \(path): its own process group (setpgid)"
-        case NP_SPAWN_STANDARD_STREAMS.rawValue: "spawning \(path): its standard streams (dup2)"
-        case NP_SPAWN_WORKING_DIRECTORY.rawValue: "spawning \(path): its working directory \(directory) (chdir)"
-        case NP_SPAWN_DESCRIPTORS.rawValue:
-            "spawning \(path): closing the agent's other descriptors (close_range, then /proc/self/fd)"
-        case NP_SPAWN_SIGNAL_MASK.rawValue: "spawning \(path): unblocking signals"
-        default: "spawning \(path): clone"
-        }
+    static func failedStep(_ step: np_spawn_step, path: String, directory: String) -> String {
+        let during: String? =
+            switch step {
+            case NP_SPAWN_EXEC: nil
+            case NP_SPAWN_PROCESS_GROUP: "its own process group (setpgid)"
+            case NP_SPAWN_STANDARD_STREAMS: "its standard streams (dup2)"
+            case NP_SPAWN_WORKING_DIRECTORY: "its working directory \(directory) (chdir)"
+            case NP_SPAWN_DESCRIPTORS: "closing the agent's other descriptors (close_range, then /proc/self/fd)"
+            case NP_SPAWN_SIGNAL_MASK: "unblocking signals"
+            default: "clone"
+            }
+        return during.map { "spawning \(path): \($0)" } ?? "spawning \(path)"
     }
 
     /// When the last spawn returned (`CLOCK_MONOTONIC` nanoseconds).

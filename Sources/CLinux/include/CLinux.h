@@ -21,6 +21,18 @@ int np_setns_net(int fd);
 /// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`.
 int np_eventfd_nonblocking(void);
 
+/// The steps of `np_spawn`, in order: the `clone` itself (or a kernel without CLONE_PIDFD), then
+/// the child's own before its exec, then the exec.
+enum np_spawn_step {
+    NP_SPAWN_CLONE = 0,
+    NP_SPAWN_PROCESS_GROUP = 1,
+    NP_SPAWN_STANDARD_STREAMS = 2,
+    NP_SPAWN_WORKING_DIRECTORY = 3,
+    NP_SPAWN_DESCRIPTORS = 4,
+    NP_SPAWN_SIGNAL_MASK = 5,
+    NP_SPAWN_EXEC = 6,
+};
+
 /// Spawns `path` with `argv` and `envp` (NULL-terminated) the way hooks are started: in a new
 /// process group of its own, every signal at its default disposition and none blocked, `in`,
 /// `out` and `err` as its descriptors 0, 1 and 2, every other descriptor closed, and `directory`
@@ -38,19 +50,7 @@ int np_eventfd_nonblocking(void);
 /// Returns 0 and sets `*pid` and `*pidfd` (close-on-exec), or an errno value (the exec's own
 /// error included; the failed child is then reaped) and sets `*step` to the step that failed.
 int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
-             const char *directory, int in, int out, int err, int *step);
-
-/// The steps of `np_spawn`, in order: the `clone` itself (or a kernel without CLONE_PIDFD), then
-/// the child's own before its exec, then the exec.
-enum np_spawn_step {
-    NP_SPAWN_CLONE = 0,
-    NP_SPAWN_PROCESS_GROUP = 1,
-    NP_SPAWN_STANDARD_STREAMS = 2,
-    NP_SPAWN_WORKING_DIRECTORY = 3,
-    NP_SPAWN_DESCRIPTORS = 4,
-    NP_SPAWN_SIGNAL_MASK = 5,
-    NP_SPAWN_EXEC = 6,
-};
+             const char *directory, int in, int out, int err, enum np_spawn_step *step);
 
 /// Reaps the exited process of `pidfd` (`waitid(P_PIDFD, …, WEXITED)`). Sets `*signaled` to 1
 /// when a signal ended it, and `*status` to the exit code or the signal. Returns 0 or -1 (errno).
