@@ -97,7 +97,6 @@ for file in "$source_dir"/Examples/traces/*; do
 	install -m "$mode" "$file" "$doc/examples/traces/"
 done
 
-
 # Modes as dh_fixperms leaves them; owners are root's (dpkg-deb --root-owner-group).
 find "$stage" -type d -exec chmod 0755 {} +
 chmod 0644 "$stage/etc/netpath/netpath.toml" "$stage/lib/systemd/system/netpathd.service"

@@ -417,8 +417,9 @@ package final class HookDispatcher: Sendable {
             // the event's snapshot of the directory (taken before it) is not used either.
             let slot = await slots.acquire()
             // The wait is not cancellable (HookSlots): a shutdown that began meanwhile starts no
-            // new hook, as it starts no queued event.
-            if shuttingDown {
+            // new hook, as it starts no queued event. (A slot had at once follows the check at
+            // the loop's top without a wait: no second look, and no lock, on the usual path.)
+            if slot.waited && shuttingDown {
                 slots.release(slot)
                 logger.notice(
                     "shutting down: hook \(name) and the rest of \(job.event.name) of \(job.event.subject) not started",

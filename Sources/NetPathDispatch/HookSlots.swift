@@ -15,8 +15,8 @@ import Synchronization
 /// `limit × longest run / slowAfter`.
 ///
 /// Waiters are served in arrival order. Waiting is not cancellable: the dispatcher checks
-/// cancellation (and its own stop flag, which it owns) before it waits and after, and every slot
-/// comes back within `slowAfter`.
+/// cancellation (and its own stop flag, which it owns) before it waits and after a wait, and
+/// every slot comes back within `slowAfter`.
 final class HookSlots: Sendable {
     /// One run's claim on a slot; give it back with ``release(_:)``.
     struct Lease: Hashable, Sendable {

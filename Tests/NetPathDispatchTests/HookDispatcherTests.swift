@@ -6,6 +6,21 @@ import Testing
 
 /// Ordering and isolation with real hook processes.
 struct HookDispatcherTests {
+    /// A dispatcher of the hooks in `dir`, logging to `log`; not yet running.
+    static func makeDispatcher(
+        _ dir: TemporaryDirectory,
+        log: LogStore,
+        options: HookDispatcher.Options = .init(),
+        runner: HookRunner.Options = .init()
+    ) -> HookDispatcher {
+        HookDispatcher(
+            directory: HookDirectory(path: dir.path, logger: log.logger),
+            runner: HookRunner(options: runner, logger: log.logger),
+            options: options,
+            logger: log.logger
+        )
+    }
+
     /// Runs `body` with a dispatcher working on `dir`, and stops it afterwards.
     static func withDispatcher(
         _ dir: TemporaryDirectory,
@@ -13,13 +28,7 @@ struct HookDispatcherTests {
         runner: HookRunner.Options = .init(),
         _ body: (HookDispatcher) async throws -> Void
     ) async throws {
-        let log = LogStore()
-        let dispatcher = HookDispatcher(
-            directory: HookDirectory(path: dir.path, logger: log.logger),
-            runner: HookRunner(options: runner, logger: log.logger),
-            options: options,
-            logger: log.logger
-        )
+        let dispatcher = makeDispatcher(dir, log: LogStore(), options: options, runner: runner)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await dispatcher.run() }
             defer { group.cancelAll() }
@@ -284,13 +293,10 @@ struct HookDispatcherTests {
                 """
             )
             let log = LogStore()
-            let dispatcher = HookDispatcher(
-                directory: HookDirectory(path: dir.path, logger: log.logger),
-                runner: HookRunner(
-                    options: .init(terminationGrace: .milliseconds(200), lingerGrace: .seconds(5)),
-                    logger: log.logger
-                ),
-                logger: log.logger
+            let dispatcher = Self.makeDispatcher(
+                dir,
+                log: log,
+                runner: .init(terminationGrace: .milliseconds(200), lingerGrace: .seconds(5))
             )
             let timeout = Duration.seconds(1)
             let started = ContinuousClock.now
@@ -328,13 +334,8 @@ struct HookDispatcherTests {
                 """
             )
             let log = LogStore()
-            let dispatcher = HookDispatcher(
-                directory: HookDirectory(path: dir.path, logger: log.logger),
-                runner: HookRunner(options: .init(), logger: log.logger),
-                // One slot, held by "hold" until the test releases it.
-                options: .init(maxRunningHooks: 1, slowAfter: .seconds(60)),
-                logger: log.logger
-            )
+            // One slot, held by "hold" until the test releases it.
+            let dispatcher = Self.makeDispatcher(dir, log: log, options: .init(maxRunningHooks: 1, slowAfter: .seconds(60)))
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await dispatcher.run() }
                 dispatcher.dispatch(Events.interface(.up, "hold", index: 10), to: [.all(timeout: .seconds(10))])
