@@ -207,7 +207,7 @@ public final class KernelPathSource: PathSource, Sendable {
         let observer = SystemObserver(engine: NetlinkEngine(options: options), builder: builder, hosts: resolver)
         let snapshots: AsyncStream<KernelSnapshot>
         do {
-            snapshots = try observer.engine.start()
+            snapshots = try observer.startEngine()
         } catch {
             resolver.stop()
             throw error

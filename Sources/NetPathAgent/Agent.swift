@@ -179,7 +179,7 @@ package final class Agent: Service, Sendable {
                 deliver: { [inbox] snapshot in inbox.offer(snapshot) },
                 finish: { [inbox] in inbox.post(.ended) }
             )
-            try await OSThread.run { () throws(NetlinkError) in try engine.start(delivering: delivery) }
+            try await OSThread.run { () throws(NetlinkError) in try observer.startEngine(delivering: delivery) }
         } catch {
             throw StartError(description: "\(error)")
         }

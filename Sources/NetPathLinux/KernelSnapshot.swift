@@ -14,6 +14,8 @@ package struct KernelSnapshot: Sendable, Equatable {
         case update
         /// A re-dump after a receive-buffer overrun.
         case resync
+        /// No kernel change: a file the engine was asked to watch changed (`resolv.conf`).
+        case watchedFile = "watched-file"
     }
 
     package var links: [LinkRecord]

@@ -102,11 +102,14 @@ public final class NetlinkEngine: Sendable {
     ///   unread snapshots are kept, so a consumer that lags briefly still sees every transition;
     ///   one that falls further behind loses the oldest, never the latest.
     /// - Throws: ``NetlinkError`` when the namespace, the sockets or the first dump fail.
-    package func start() throws(NetlinkError) -> AsyncStream<KernelSnapshot> {
+    package func start(watching watch: FileChangeWatch? = nil) throws(NetlinkError) -> AsyncStream<KernelSnapshot> {
         let (stream, continuation) = AsyncStream<KernelSnapshot>.makeStream(
             bufferingPolicy: .bufferingNewest(Self.bufferedSnapshots)
         )
-        try start(delivering: SnapshotDelivery(deliver: { continuation.yield($0) }, finish: { continuation.finish() }))
+        try start(
+            delivering: SnapshotDelivery(deliver: { continuation.yield($0) }, finish: { continuation.finish() }),
+            watching: watch
+        )
         return stream
     }
 
@@ -116,13 +119,18 @@ public final class NetlinkEngine: Sendable {
     /// For a consumer that keeps its own bounded mailbox (the agent's main loop): no task sits
     /// between the engine and it, so a change reaches it in at most one thread hop (none when
     /// `delivery` handles the snapshot right there, as the agent's idle loop does).
+    ///
+    /// `watch`: a file the snapshots' reader depends on (`resolv.conf`): the thread follows it
+    /// too, and publishes a snapshot (``KernelSnapshot/Cause/watchedFile``) when it changes.
     /// - Throws: ``NetlinkError`` when the namespace, the sockets or the first dump fail.
-    package func start(delivering delivery: SnapshotDelivery) throws(NetlinkError) {
+    package func start(delivering delivery: SnapshotDelivery, watching watch: FileChangeWatch? = nil)
+        throws(NetlinkError)
+    {
         let wakeFD = np_eventfd_nonblocking()
         guard wakeFD >= 0 else { throw NetlinkError(.thread, rawValue: errno, context: "eventfd") }
 
         let startup = StartupSignal()
-        let context = ThreadContext(engine: self, delivery: delivery, wakeFD: wakeFD, startup: startup)
+        let context = ThreadContext(engine: self, delivery: delivery, wakeFD: wakeFD, watch: watch, startup: startup)
         let thread: pthread_t
         switch OSThread.start({ context.engine.run(context) }) {
         case .success(let started): thread = started
@@ -182,17 +190,20 @@ public final class NetlinkEngine: Sendable {
         let engine: NetlinkEngine
         let delivery: SnapshotDelivery
         let wakeFD: Int32
+        let watch: FileChangeWatch?
         let startup: StartupSignal
 
         init(
             engine: NetlinkEngine,
             delivery: SnapshotDelivery,
             wakeFD: Int32,
+            watch: FileChangeWatch?,
             startup: StartupSignal
         ) {
             self.engine = engine
             self.delivery = delivery
             self.wakeFD = wakeFD
+            self.watch = watch
             self.startup = startup
         }
     }
@@ -235,7 +246,10 @@ public final class NetlinkEngine: Sendable {
             // The event socket, and the query socket, which keeps the event socket's route filter.
             let open = { () throws(NetlinkError) -> (events: NetlinkSocket, queries: KernelQueries) in
                 let events = try NetlinkSocket()
-                let queries = KernelQueries(socket: try NetlinkSocket(), filtering: filtered ? events.fileDescriptor : nil)
+                let queries = KernelQueries(
+                    socket: try NetlinkSocket(),
+                    filtering: filtered ? events.fileDescriptor : nil
+                )
                 return (events, queries)
             }
             if let namespace = options.namespace {
@@ -278,26 +292,36 @@ public final class NetlinkEngine: Sendable {
             pollfd(fd: events.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: context.wakeFD, events: Int16(POLLIN), revents: 0),
         ]
+        if let watch = context.watch, watch.descriptor >= 0 {
+            fds.append(pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0))
+        }
         // Set when a resync could not finish: retried every second until it does, since the
         // kernel will not report the lost messages again.
         var resyncPending = false
         while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = poll(&fds, 2, resyncPending ? 1000 : -1)
+            for index in fds.indices { fds[index].revents = 0 }
+            let ready = poll(&fds, nfds_t(fds.count), resyncPending ? 1000 : -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 logger.error("netlink poll failed", metadata: ["errno": "\(errno)"])
                 return
             }
             if fds[1].revents != 0 { return }
+            // The file first: a snapshot published for netlink messages read in the same wake-up
+            // then carries it too.
+            let fileChanged = fds.count > 2 && fds[2].revents != 0 && context.watch?.consume() == true
             var overrun = resyncPending
+            var published = false
             if fds[0].revents != 0 {
                 let now = Date()
                 let outcome = drain(events, buffer, eventCollector, queries, logger: logger)
                 overrun = overrun || outcome.overrun
-                if !overrun && outcome.changed { publish(context, queries, cause: .update, at: now) }
+                if !overrun && outcome.changed {
+                    publish(context, queries, cause: .update, at: now)
+                    published = true
+                }
             }
+            if fileChanged && !published && !overrun { publish(context, queries, cause: .watchedFile, at: Date()) }
             guard overrun else { continue }
             switch resync(context, queries: queries, events: events, eventCollector: eventCollector, buffer: buffer) {
             case .converged: resyncPending = false

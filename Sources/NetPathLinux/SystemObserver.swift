@@ -70,11 +70,17 @@ package final class SystemObserver: Sendable {
         hosts: HostResolver? = nil
     ) {
         self.engine = engine
+        var builder = builder
+        if builder.resolvConfWatch == nil { builder.resolvConfWatch = FileChangeWatch(path: builder.resolvConfPath) }
         self.builder = Mutex(builder)
         self.names = Mutex(Names(targets: targets))
         self.hosts = hosts
         hosts?.follow(targets)
     }
+
+    /// The watch on `resolv.conf` the engine follows, so that a change of the DNS servers alone
+    /// is an update too.
+    private var watch: FileChangeWatch? { builder.withLock { $0.resolvConfWatch } }
 
     /// Replaces the classification overrides (a config reload); applies from the next update.
     package func setOverrides(_ overrides: [InterfaceOverride]) {
@@ -102,8 +108,19 @@ package final class SystemObserver: Sendable {
 
     /// Starts the engine. The first update is the initial dump, available at once.
     package func start() throws(NetlinkError) -> AsyncMapSequence<AsyncStream<KernelSnapshot>, SystemUpdate> {
-        let snapshots = try engine.start()
-        return snapshots.map { [self] snapshot in self.update(from: snapshot) }
+        try startEngine().map { [self] snapshot in self.update(from: snapshot) }
+    }
+
+    /// Starts the engine, following the `resolv.conf` the updates read as well: its raw
+    /// snapshots, for an owner that builds updates when it chooses (``update(from:)``).
+    package func startEngine() throws(NetlinkError) -> AsyncStream<KernelSnapshot> {
+        try engine.start(watching: watch)
+    }
+
+    /// Starts the engine, following the `resolv.conf` the updates read as well, handing its raw
+    /// snapshots to `delivery` on the engine's thread (``NetlinkEngine/start(delivering:watching:)``).
+    package func startEngine(delivering delivery: SnapshotDelivery) throws(NetlinkError) {
+        try engine.start(delivering: delivery, watching: watch)
     }
 
     /// Starts the engine, whose own thread builds each update, starting with the initial dump,
@@ -115,7 +132,7 @@ package final class SystemObserver: Sendable {
         handling handle: @escaping @Sendable (SystemUpdate) -> Void,
         finished: @escaping @Sendable () -> Void
     ) throws(NetlinkError) {
-        try engine.start(
+        try startEngine(
             delivering: SnapshotDelivery(
                 deliver: { [self] snapshot in handle(update(from: snapshot)) },
                 finish: finished

@@ -13,11 +13,15 @@ public struct SystemStateBuilder: Sendable {
     public var sysfs: SysfsReader
     /// Where DNS servers come from.
     public var resolvConfPath: String
+    /// Follows ``resolvConfPath`` (`SystemObserver` sets it, and its engine reads the events):
+    /// with it, an update reads no file and makes no system call for DNS unless the file changed.
+    package var resolvConfWatch: FileChangeWatch?
     private var facts: [Int32: LinkFacts] = [:]
     private var dns = DNSCache()
 
-    /// The nameservers and the identity of the file they came from: re-read only when the file
-    /// changes, so an update costs one stat(2) instead of open, read and parse.
+    /// The nameservers, re-read only when the file changed: as the watch says, or, without a
+    /// complete one, as the file's identity (inode, size, modification time) says, at the cost
+    /// of a stat(2) per update.
     private struct DNSCache: Sendable {
         var inode: UInt = 0
         var size = -1
@@ -25,7 +29,18 @@ public struct SystemStateBuilder: Sendable {
         var nanoseconds = 0
         var servers: [IPAddress] = []
 
-        mutating func servers(at path: String) -> [IPAddress] {
+        mutating func servers(at path: String, watch: FileChangeWatch?) -> [IPAddress] {
+            if let watch, watch.path == path {
+                switch watch.check() {
+                case .unchanged: return servers
+                case .changed:
+                    servers = ResolvConf.nameservers(path: path)
+                    // Should the watch fall back to unknown, the stat below reads the file again.
+                    size = -1
+                    return servers
+                case .unknown: break
+                }
+            }
             var info = stat()
             guard stat(path, &info) == 0 else {
                 self = DNSCache()
@@ -35,6 +50,8 @@ public struct SystemStateBuilder: Sendable {
             if (inode, size, seconds, nanoseconds) != key {
                 (inode, size, seconds, nanoseconds) = key
                 servers = ResolvConf.nameservers(path: path)
+                // What was missing on the way to the file may be there now.
+                watch?.rearm()
             }
             return servers
         }
@@ -91,7 +108,7 @@ public struct SystemStateBuilder: Sendable {
         facts = seen
         return SystemState(
             interfaces: interfaces,
-            dnsServers: dns.servers(at: resolvConfPath),
+            dnsServers: dns.servers(at: resolvConfPath, watch: resolvConfWatch),
             targets: targets,
             kernelRoutes: snapshot.kernelRoutes
         )

@@ -91,6 +91,43 @@ struct AgentLoopTests {
     }
 
     @Test(
+        "resolv.conf written after the last address and route: the path's supports_dns follows at once, and its hook runs"
+    )
+    func resolvConfWrittenLast() async throws {
+        try await NetworkNamespace.with(["dnslast", "peer"]) { namespaces in
+            try AgentLifecycleTests.uplink(namespaces)
+            // `ip netns exec` bind-mounts this file over /etc/resolv.conf for the agent.
+            let etc = try ResolvConfOverride(namespace: namespaces[0], "# no servers yet\n")
+            defer { etc.remove() }
+            let config = """
+                [[rule]]
+                name = "path"
+                policy = "default"
+                on = ["changed"]
+                run = ["10-record"]
+                """
+            let agent = try await AgentHarness(namespace: namespaces[0], config: config)
+            defer { agent.stop() }
+            try await agent.awaitReady()
+            let before = try ControlClient(path: agent.socketPath).request(.status).status?.paths.first {
+                $0.policy == "default"
+            }
+            #expect(before?.status == .satisfied && before?.supportsDNS == false)
+
+            // As a DHCP client does last, and in place: a rename would leave the mount on the old file.
+            let file = etc.directory.appendingPathComponent("resolv.conf").path
+            try "nameserver 192.0.2.1\n".write(toFile: file, atomically: false, encoding: .utf8)
+            try await agent.awaitHookRun("the path's change for its DNS server", timeout: .seconds(5)) {
+                $0 == "path changed up0 0"
+            }
+            let after = try ControlClient(path: agent.socketPath).request(.status).status?.paths.first {
+                $0.policy == "default"
+            }
+            #expect(after?.supportsDNS == true)
+        }
+    }
+
+    @Test(
         "a target whose name server never answers: link events keep their latency; explain says the target is unresolved"
     )
     func unansweredNameServer() async throws {
