@@ -174,5 +174,22 @@ extension Recorder where Element == KernelSnapshot {
             truth = try KernelTruth.fromIP(namespace)
             mine = KernelTruth.fromEngine(engine.table())
         }
+        // The snapshot's per-interface maps, which the engine keeps from one publication to the
+        // next while routing stays the same, are the table's.
+        while true {
+            let (snapshot, table) = (engine.snapshot(), engine.table())
+            let (addresses, routes) = (table.addressesByInterface(), table.defaultRoutesByInterface())
+            if snapshot.addresses.mapValues(Set.init) == addresses.mapValues(Set.init)
+                && snapshot.defaultRoutes.mapValues(Set.init) == routes.mapValues(Set.init)
+            {
+                return
+            }
+            if ContinuousClock.now >= deadline {
+                throw TestFailure(
+                    "after \(step): the snapshot's maps are not the table's: addresses \(snapshot.addresses) against \(addresses), default routes \(snapshot.defaultRoutes) against \(routes)"
+                )
+            }
+            _ = try? await next("a snapshot after \(step)", timeout: .milliseconds(100))
+        }
     }
 }
