@@ -20,6 +20,11 @@ struct RFC3339Tests {
         #expect(RFC3339.parse(expected) == Date(timeIntervalSince1970: seconds))
     }
 
+    @Test("a year past 9999 is written with all its digits")
+    func yearPastFourDigits() {
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 253_402_300_800.5)) == "10000-01-01T00:00:00.500000Z")
+    }
+
     @Test func formatMatchesTheEventTimeShape() throws {
         let text = RFC3339.format(Date(timeIntervalSince1970: 1_795_319_100.654321))
         #expect(text.wholeMatch(of: #/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z/#) != nil)
