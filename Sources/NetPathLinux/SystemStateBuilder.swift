@@ -8,7 +8,9 @@ import NetPathCore
 /// holds do not change while a link exists, and re-reading on the hot path would cost syscalls.
 public struct SystemStateBuilder: Sendable {
     /// The classifier, with the configured overrides.
-    public var classifier: InterfaceClassifier
+    public var classifier: InterfaceClassifier {
+        didSet { classifierGeneration &+= 1 }
+    }
     /// Where link facts are read (`/sys`, or a fixture tree in tests).
     public var sysfs: SysfsReader
     /// Where DNS servers come from.
@@ -16,7 +18,16 @@ public struct SystemStateBuilder: Sendable {
     /// Follows ``resolvConfPath`` (`SystemObserver` sets it, and its engine reads the events):
     /// with it, an update reads no file and makes no system call for DNS unless the file changed.
     package var resolvConfWatch: FileChangeWatch?
-    private var facts: [Int32: LinkFacts] = [:]
+    /// Each link's sysfs facts and its classification by them, as of ``classifierGeneration``.
+    private var known: [Int32: Known] = [:]
+    /// Moves when the classifier (its overrides) is replaced: each link is classified again.
+    private var classifierGeneration: UInt64 = 0
+
+    private struct Known: Sendable {
+        var facts: LinkFacts
+        var classification: Classification
+        var classifierGeneration: UInt64
+    }
     private var dns = DNSCache()
 
     /// The nameservers, re-read only when the file changed: as the watch says, or, without a
@@ -72,18 +83,30 @@ public struct SystemStateBuilder: Sendable {
     package mutating func state(from snapshot: KernelSnapshot, targets: [String: SystemState.TargetReachability] = [:])
         -> SystemState
     {
-        var seen: [Int32: LinkFacts] = [:]
+        var seen: [Int32: Known] = [:]
         var interfaces: [Interface] = []
         interfaces.reserveCapacity(snapshot.links.count)
         for link in snapshot.links {
-            let linkFacts: LinkFacts
-            if let cached = facts[link.index], cached.name == link.name, cached.linkKind == link.kind {
-                linkFacts = cached
+            var entry: Known
+            if let cached = known[link.index], cached.facts.name == link.name, cached.facts.linkKind == link.kind {
+                entry = cached
+                // The same facts and overrides give the same classification: not redone per
+                // update (its override globs and strings were ~3% of a change's way to
+                // monitor --json's line, perf).
+                if entry.classifierGeneration != classifierGeneration {
+                    entry.classification = classifier.classify(entry.facts)
+                    entry.classifierGeneration = classifierGeneration
+                }
             } else {
-                linkFacts = sysfs.facts(name: link.name, arpType: link.arpType, linkKind: link.kind)
+                let facts = sysfs.facts(name: link.name, arpType: link.arpType, linkKind: link.kind)
+                entry = Known(
+                    facts: facts,
+                    classification: classifier.classify(facts),
+                    classifierGeneration: classifierGeneration
+                )
             }
-            seen[link.index] = linkFacts
-            let classification = classifier.classify(linkFacts)
+            seen[link.index] = entry
+            let classification = entry.classification
             interfaces.append(
                 Interface(
                     index: link.index,
@@ -105,7 +128,7 @@ public struct SystemStateBuilder: Sendable {
                 )
             )
         }
-        facts = seen
+        known = seen
         return SystemState(
             interfaces: interfaces,
             dnsServers: dns.servers(at: resolvConfPath, watch: resolvConfWatch),
