@@ -108,7 +108,8 @@ def netpathctl_stamps(path):
         for line in f:
             if line.startswith("{"):
                 snap = json.loads(line)
-                if snap["cause"] != "initial-dump":
+                # Kernel changes only: not the initial dump, nor a resolv.conf change's snapshot.
+                if snap["cause"] not in ("initial-dump", "watched-file"):
                     received.append(snap["received_at"])
                     published.append(snap.get("published_ns", snap["received_at"]))
                     emitted.append(snap["emitted_ns"])

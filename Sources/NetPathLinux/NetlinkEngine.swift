@@ -238,6 +238,9 @@ public final class NetlinkEngine: Sendable {
     private func run(_ context: ThreadContext) {
         let key = options.namespace ?? ""
         Self.runningThreads.withLock { $0[key, default: 0] += 1 }
+        // Followed from here to the thread's end: its changes are read by this thread only.
+        context.watch?.attach()
+        defer { context.watch?.detach() }
         // Declared first, so it runs last: once the sockets are gone.
         defer {
             Self.runningThreads.withLock { threads in
@@ -295,6 +298,9 @@ public final class NetlinkEngine: Sendable {
             let (table, skipped) = try queries.dumpAll()
             shared.withLock {
                 $0.table = table
+                // A table of its own: nothing kept from an earlier run of this engine applies.
+                $0.maps = nil
+                $0.kernelRoutesGeneration = nil
                 $0.statistics.skippedRoutes += skipped
                 $0.running = true
             }
@@ -309,8 +315,15 @@ public final class NetlinkEngine: Sendable {
             pollfd(fd: events.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: context.wakeFD, events: Int16(POLLIN), revents: 0),
         ]
-        if let watch = context.watch, watch.descriptor >= 0 {
-            fds.append(pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0))
+        if let watch = context.watch {
+            if watch.descriptor >= 0 {
+                fds.append(pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0))
+            } else {
+                logger.notice(
+                    "\(watch.path) is not followed (no inotify): its changes are seen with the next kernel change",
+                    metadata: ["errno": "\(watch.unavailableBecause)"]
+                )
+            }
         }
         // Set when a resync could not finish: retried every second until it does, since the
         // kernel will not report the lost messages again.

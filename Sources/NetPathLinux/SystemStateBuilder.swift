@@ -31,38 +31,47 @@ public struct SystemStateBuilder: Sendable {
     private var dns = DNSCache()
 
     /// The nameservers, re-read only when the file changed: as the watch says, or, without a
-    /// complete one, as the file's identity (inode, size, modification time) says, at the cost
-    /// of a stat(2) per update.
+    /// watch that can tell (``FileChangeWatch/Reading/unknown``), as the file's identity (inode,
+    /// size, modification time) says, at the cost of a stat(2) per update. Even with one, the
+    /// identity is looked at with the first update ``lookInterval`` after the last look: for the
+    /// changes inotify cannot see (an ancestor directory renamed, a mount over the path).
     private struct DNSCache: Sendable {
         var inode: UInt = 0
         var size = -1
         var seconds = 0
         var nanoseconds = 0
         var servers: [IPAddress] = []
+        /// When the identity was last looked at (``MonotonicClock/nanoseconds``); 0: never.
+        var looked: UInt64 = 0
+
+        static let lookInterval: UInt64 = 10_000_000_000
 
         mutating func servers(at path: String, watch: FileChangeWatch?) -> [IPAddress] {
+            var changed = false
             if let watch, watch.path == path {
                 switch watch.check() {
-                case .unchanged: return servers
-                case .changed:
-                    servers = ResolvConf.nameservers(path: path)
-                    // Should the watch fall back to unknown, the stat below reads the file again.
-                    size = -1
-                    return servers
+                case .unchanged:
+                    if looked != 0 && MonotonicClock.nanoseconds &- looked < Self.lookInterval { return servers }
+                case .changed: changed = true
                 case .unknown: break
                 }
             }
+            looked = MonotonicClock.nanoseconds
             var info = stat()
             guard stat(path, &info) == 0 else {
+                let previous = inode
                 self = DNSCache()
+                looked = MonotonicClock.nanoseconds
+                // Gone unseen: what was on the way to it may be gone too.
+                if previous != 0 && !changed { watch?.rearm() }
                 return []
             }
             let key = (UInt(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
-            if (inode, size, seconds, nanoseconds) != key {
+            if changed || (inode, size, seconds, nanoseconds) != key {
                 (inode, size, seconds, nanoseconds) = key
                 servers = ResolvConf.nameservers(path: path)
-                // What was missing on the way to the file may be there now.
-                watch?.rearm()
+                // Changed unseen: what was missing on the way to the file may be there now.
+                if !changed { watch?.rearm() }
             }
             return servers
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import NetPathLinux
 import TestSupport
 import Testing
@@ -20,12 +21,60 @@ struct FileChangeWatchTests {
         try text.write(toFile: path, atomically: false, encoding: .utf8)
     }
 
+    @Test("a watch no engine follows cannot tell, and says so")
+    func unfollowedWatchIsUnknown() throws {
+        try withDirectory { directory in
+            let path = directory + "/resolv.conf"
+            try write("nameserver 192.0.2.1\n", to: path)
+            let watch = FileChangeWatch(path: path)
+            #expect(watch.check() == .unknown)
+            watch.attach()
+            #expect(watch.check() == .changed)
+            watch.detach()
+            #expect(watch.check() == .unknown)
+        }
+    }
+
+    @Test("a write counts when the file is closed: not at the truncating open, nor at each write")
+    func writeCountsAtClose() throws {
+        try withDirectory { directory in
+            let path = directory + "/resolv.conf"
+            try write("nameserver 192.0.2.1\n", to: path)
+            let watch = FileChangeWatch(path: path)
+            watch.attach()
+            _ = watch.check()
+            // `cat new > resolv.conf`: emptied by the open, filled by the writes, then closed.
+            let fd = open(path, O_WRONLY | O_TRUNC)
+            #expect(fd >= 0)
+            #expect(watch.consume() == false, "the file is empty now: not the moment to read it")
+            #expect(Glibc.write(fd, "nameserver ", 11) == 11)
+            #expect(watch.consume() == false)
+            #expect(Glibc.write(fd, "192.0.2.2\n", 10) == 10)
+            #expect(close(fd) == 0)
+            #expect(watch.consume(), "closed: now")
+            #expect(watch.check() == .changed)
+
+            // Removed, then created anew: the creation counts once the new file is closed.
+            #expect(unlink(path) == 0)
+            #expect(watch.consume(), "a removal")
+            _ = watch.check()
+            let created = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            #expect(created >= 0)
+            #expect(watch.consume() == false, "created, still empty")
+            #expect(Glibc.write(created, "nameserver 192.0.2.3\n", 21) == 21)
+            #expect(close(created) == 0)
+            #expect(watch.consume())
+            #expect(watch.check() == .changed)
+        }
+    }
+
     @Test("the first check reads the file; then only a change makes it read again")
     func firstCheckReadsThenOnlyChanges() throws {
         try withDirectory { directory in
             let path = directory + "/resolv.conf"
             try write("nameserver 192.0.2.1\n", to: path)
             let watch = FileChangeWatch(path: path)
+            watch.attach()
             #expect(watch.check() == .changed)
             #expect(watch.check() == .unchanged)
             #expect(watch.consume() == false)
@@ -39,6 +88,7 @@ struct FileChangeWatchTests {
             let path = directory + "/resolv.conf"
             try write("nameserver 192.0.2.1\n", to: path)
             let watch = FileChangeWatch(path: path)
+            watch.attach()
             _ = watch.check()
 
             try write("nameserver 192.0.2.2\n", to: path)
@@ -70,6 +120,7 @@ struct FileChangeWatchTests {
             let path = directory + "/resolv.conf"
             try write("nameserver 192.0.2.1\n", to: path)
             let watch = FileChangeWatch(path: path)
+            watch.attach()
             _ = watch.check()
             try write("x", to: directory + "/hosts")
             #expect(unlink(directory + "/hosts") == 0)
@@ -88,6 +139,13 @@ struct FileChangeWatchTests {
             let path = directory + "/etc/resolv.conf"
             #expect(symlink("../run/resolver/stub.conf", path) == 0)
             let watch = FileChangeWatch(path: path)
+            watch.attach()
+            _ = watch.check()
+
+            // A symlink appearing at a name on the way counts at once (it is never written).
+            #expect(unlink(path) == 0)
+            #expect(symlink("../run/resolver/stub.conf", path) == 0)
+            #expect(watch.consume(), "the link removed and made again")
             _ = watch.check()
 
             // The resolver replaces its file in its own directory.
@@ -117,7 +175,9 @@ struct FileChangeWatchTests {
             #expect(mkdir(directory + "/etc", 0o755) == 0)
             #expect(symlink(directory + "/run/resolver/stub.conf", path) == 0)
             let watch = FileChangeWatch(path: path)
+            watch.attach()
             #expect(watch.check() == .unknown)
+            #expect(watch.check() == .unknown, "asked again, still unknown")
 
             #expect(mkdir(directory + "/run", 0o755) == 0)
             #expect(mkdir(directory + "/run/resolver", 0o755) == 0)

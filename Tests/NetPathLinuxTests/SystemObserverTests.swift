@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import NetPathCore
 import NetPathLinux
 import TestSupport
@@ -46,6 +47,26 @@ struct SystemObserverTests {
                 $0.state.dnsServers == ["192.0.2.54", "2001:db8::53"]
             }
             #expect(renamed.cause == .watchedFile)
+
+            // `cat new > resolv.conf`: the open empties the file, and a kernel change comes before
+            // the write. Its update still has the servers the file had: an emptied file is not
+            // read before it is closed.
+            await updates.skipAll()
+            let since = await updates.all.count
+            let fd = open(resolvConf, O_WRONLY | O_TRUNC)
+            #expect(fd >= 0)
+            try namespaces[0].ip("addr", "add", "192.0.2.9/32", "dev", "lo")
+            let kernel = try await updates.next("the kernel's change during the write") { $0.cause == .update }
+            #expect(kernel.state.dnsServers == ["192.0.2.54", "2001:db8::53"])
+            let text = Array("nameserver 192.0.2.55\n".utf8)
+            #expect(Glibc.write(fd, text, text.count) == text.count)
+            #expect(close(fd) == 0)
+            let closed = try await updates.next("the servers once the file is closed") {
+                $0.state.dnsServers == ["192.0.2.55"]
+            }
+            #expect(closed.cause == .watchedFile)
+            let during = await updates.all[since...]
+            #expect(during.allSatisfy { !$0.state.dnsServers.isEmpty }, "never read empty")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NetPathCore
 import NetPathLinux
+import TestSupport
 import Testing
 
 /// What the builder keeps from one update to the next, and when it lets go of it.
@@ -40,6 +41,66 @@ struct SystemStateBuilderTests {
         )
         state = builder.state(from: snapshot([Self.uplink]))
         #expect(state["wan0"]?.type == .other && state["wan0"]?.meteredReason == .override)
+    }
+
+    /// A fresh directory under the system's temporary one, removed after `body`.
+    func withDirectory(_ body: (String) throws -> Void) throws {
+        var template = Array((NSTemporaryDirectory() + "/netpath-builder-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: errno \(errno)") }
+        let directory = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try body(directory)
+    }
+
+    @Test("with a resolv.conf watch no engine follows, each update looks at the file itself")
+    func unfollowedWatchFallsBackToTheFile() throws {
+        try withDirectory { directory in
+            let path = directory + "/resolv.conf"
+            try "nameserver 192.0.2.1\n".write(toFile: path, atomically: false, encoding: .utf8)
+            var builder = SystemStateBuilder(sysfs: SysfsReader(root: "/nonexistent"), resolvConfPath: path)
+            builder.resolvConfWatch = FileChangeWatch(path: path)
+            #expect(builder.state(from: snapshot([])).dnsServers == ["192.0.2.1"])
+            try "nameserver 192.0.2.22\n".write(toFile: path, atomically: false, encoding: .utf8)
+            #expect(builder.state(from: snapshot([])).dnsServers == ["192.0.2.22"])
+        }
+    }
+
+    @Test("a followed watch spares the file until it changes; a missing directory on the way is looked for each update")
+    func followedWatchAndMissingDirectory() throws {
+        try withDirectory { directory in
+            #expect(mkdir(directory + "/etc", 0o755) == 0)
+            let path = directory + "/etc/resolv.conf"
+            #expect(symlink(directory + "/run/resolver/stub.conf", path) == 0)
+            let watch = FileChangeWatch(path: path)
+            watch.attach()
+            var builder = SystemStateBuilder(sysfs: SysfsReader(root: "/nonexistent"), resolvConfPath: path)
+            builder.resolvConfWatch = watch
+            #expect(builder.state(from: snapshot([])).dnsServers.isEmpty)
+
+            // The resolver starts: its directory and file appear, which no watch could see.
+            #expect(mkdir(directory + "/run", 0o755) == 0)
+            #expect(mkdir(directory + "/run/resolver", 0o755) == 0)
+            try "nameserver 127.0.0.53\n".write(
+                toFile: directory + "/run/resolver/stub.conf",
+                atomically: false,
+                encoding: .utf8
+            )
+            #expect(builder.state(from: snapshot([])).dnsServers == ["127.0.0.53"], "seen by looking at the file")
+            #expect(watch.check() != .unknown, "and the watch covers the way now")
+
+            // From now on the watch tells: a change nobody consumed is not read.
+            try "nameserver 127.0.0.54\n".write(
+                toFile: directory + "/run/resolver/stub.conf",
+                atomically: false,
+                encoding: .utf8
+            )
+            #expect(
+                builder.state(from: snapshot([])).dnsServers == ["127.0.0.53"],
+                "the engine has not read the events yet"
+            )
+            #expect(watch.consume())
+            #expect(builder.state(from: snapshot([])).dnsServers == ["127.0.0.54"])
+        }
     }
 
     @Test("a link renamed under the same index is classified by its new name")

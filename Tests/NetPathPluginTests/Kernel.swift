@@ -28,7 +28,7 @@ final class Pipeline: Sendable {
         )
         self.runner = runner
         let observer = self.observer
-        let snapshots = try observer.engine.start()
+        let snapshots = try observer.startEngine()
         let pump = self.pump
         await withCheckedContinuation { (ready: CheckedContinuation<Void, Never>) in
             pump.withLock {
