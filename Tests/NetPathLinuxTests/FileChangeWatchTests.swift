@@ -8,13 +8,21 @@ import Testing
 /// that caused it returns, so each `consume()` here sees what the lines before it did: no wait.
 @Suite("FileChangeWatch")
 struct FileChangeWatchTests {
-    /// A fresh directory under the system's temporary one, removed after `body`.
     func withDirectory(_ body: (String) throws -> Void) throws {
-        var template = Array((NSTemporaryDirectory() + "/netpath-watch-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: errno \(errno)") }
-        let directory = String(cString: made)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try body(directory)
+        try TemporaryDirectory.with("netpath-watch", body)
+    }
+
+    /// `DIRECTORY/resolv.conf` with one server, and a followed watch on it whose first reading
+    /// (the file changed: never read) is taken; `body` gets the directory, the path and the watch.
+    func withWatchedFile(_ body: (String, String, FileChangeWatch) throws -> Void) throws {
+        try withDirectory { directory in
+            let path = directory + "/resolv.conf"
+            try write("nameserver 192.0.2.1\n", to: path)
+            let watch = FileChangeWatch(path: path)
+            watch.attach()
+            #expect(watch.check() == .changed, "never read yet")
+            try body(directory, path, watch)
+        }
     }
 
     func write(_ text: String, to path: String) throws {
@@ -37,12 +45,7 @@ struct FileChangeWatchTests {
 
     @Test("a write counts when the file is closed: not at the truncating open, nor at each write")
     func writeCountsAtClose() throws {
-        try withDirectory { directory in
-            let path = directory + "/resolv.conf"
-            try write("nameserver 192.0.2.1\n", to: path)
-            let watch = FileChangeWatch(path: path)
-            watch.attach()
-            _ = watch.check()
+        try withWatchedFile { _, path, watch in
             // `cat new > resolv.conf`: emptied by the open, filled by the writes, then closed.
             let fd = open(path, O_WRONLY | O_TRUNC)
             #expect(fd >= 0)
@@ -70,12 +73,7 @@ struct FileChangeWatchTests {
 
     @Test("the first check reads the file; then only a change makes it read again")
     func firstCheckReadsThenOnlyChanges() throws {
-        try withDirectory { directory in
-            let path = directory + "/resolv.conf"
-            try write("nameserver 192.0.2.1\n", to: path)
-            let watch = FileChangeWatch(path: path)
-            watch.attach()
-            #expect(watch.check() == .changed)
+        try withWatchedFile { _, _, watch in
             #expect(watch.check() == .unchanged)
             #expect(watch.consume() == false)
             #expect(watch.check() == .unchanged)
@@ -84,13 +82,7 @@ struct FileChangeWatchTests {
 
     @Test("a write in place, an atomic replace, a removal and a re-creation are each a change")
     func everyWayOfChangingTheFileIsSeen() throws {
-        try withDirectory { directory in
-            let path = directory + "/resolv.conf"
-            try write("nameserver 192.0.2.1\n", to: path)
-            let watch = FileChangeWatch(path: path)
-            watch.attach()
-            _ = watch.check()
-
+        try withWatchedFile { directory, path, watch in
             try write("nameserver 192.0.2.2\n", to: path)
             #expect(watch.consume(), "a write in place")
             #expect(watch.check() == .changed)
@@ -116,12 +108,7 @@ struct FileChangeWatchTests {
 
     @Test("other files in the same directory change nothing")
     func neighboursAreIgnored() throws {
-        try withDirectory { directory in
-            let path = directory + "/resolv.conf"
-            try write("nameserver 192.0.2.1\n", to: path)
-            let watch = FileChangeWatch(path: path)
-            watch.attach()
-            _ = watch.check()
+        try withWatchedFile { directory, path, watch in
             try write("x", to: directory + "/hosts")
             #expect(unlink(directory + "/hosts") == 0)
             #expect(watch.consume() == false)

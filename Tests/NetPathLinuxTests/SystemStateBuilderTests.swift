@@ -43,13 +43,8 @@ struct SystemStateBuilderTests {
         #expect(state["wan0"]?.type == .other && state["wan0"]?.meteredReason == .override)
     }
 
-    /// A fresh directory under the system's temporary one, removed after `body`.
     func withDirectory(_ body: (String) throws -> Void) throws {
-        var template = Array((NSTemporaryDirectory() + "/netpath-builder-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: errno \(errno)") }
-        let directory = String(cString: made)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try body(directory)
+        try TemporaryDirectory.with("netpath-builder", body)
     }
 
     @Test("with a resolv.conf watch no engine follows, each update looks at the file itself")
