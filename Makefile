@@ -67,9 +67,9 @@ INSTALL_CONFIG    ?= release
 #   run time. With the bodies available the compiler specializes and inlines them. It serializes
 #   public declarations only: `package` generics (SubjectQueues, IdleWaiters) stay unspecialized
 #   in the modules that use them (perf on the event path, 2026-11-25), which is why
-#   SubjectQueues keeps its common case cheap in generic form. The agent's own time from reading a link
-#   change to spawning its hook fell ~20 µs of ~300 (interleaved perf timelines, 3 × 100 carrier
-#   toggles), and `netpathctl monitor --local`'s idle RSS did not grow (11.0 MB with the flag,
+#   SubjectQueues keeps its common case cheap in generic form. The agent's own time from reading
+#   a link change to spawning its hook fell ~20 µs of ~300 (interleaved perf timelines, 3 × 100
+#   carrier toggles), and `netpathctl monitor --local`'s idle RSS did not grow (11.0 MB with the flag,
 #   11.4–12.0 MB without; 4 starts each in a fresh namespace). It applies to the dependencies'
 #   modules too, and only to these builds: `make build` and `make test` build for debugging.
 # - --symbol-ordering-file build-support/netpath.order: the functions that start-up, an event's

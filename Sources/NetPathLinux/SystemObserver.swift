@@ -35,6 +35,9 @@ package struct SystemUpdate: Sendable {
 package final class SystemObserver: Sendable {
     package let engine: NetlinkEngine
     private let builder: Mutex<SystemStateBuilder>
+    /// The builder's watch on `resolv.conf`, which the engine follows: a change of the DNS
+    /// servers alone is an update too.
+    private let watch: FileChangeWatch
     private let names: Mutex<Names>
     private let resolver = TargetResolver()
     /// Resolves host-name targets off the caller's thread; `nil` resolves them inline.
@@ -71,16 +74,14 @@ package final class SystemObserver: Sendable {
     ) {
         self.engine = engine
         var builder = builder
-        if builder.resolvConfWatch == nil { builder.resolvConfWatch = FileChangeWatch(path: builder.resolvConfPath) }
+        let watch = builder.resolvConfWatch ?? FileChangeWatch(path: builder.resolvConfPath)
+        builder.resolvConfWatch = watch
+        self.watch = watch
         self.builder = Mutex(builder)
         self.names = Mutex(Names(targets: targets))
         self.hosts = hosts
         hosts?.follow(targets)
     }
-
-    /// The watch on `resolv.conf` the engine follows, so that a change of the DNS servers alone
-    /// is an update too.
-    private var watch: FileChangeWatch? { builder.withLock { $0.resolvConfWatch } }
 
     /// Replaces the classification overrides (a config reload); applies from the next update.
     package func setOverrides(_ overrides: [InterfaceOverride]) {
