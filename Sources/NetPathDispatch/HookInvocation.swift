@@ -94,15 +94,17 @@ package struct HookInvocation: Hashable, Sendable {
     /// What every hook of one event gets alike: its environment but `NETPATH_RULE`, and its
     /// stdin. The dispatcher computes it once per event, not once per hook.
     ///
-    /// The environment is kept as the hook gets it, `NAME=VALUE` bytes in ``environmentNames``
-    /// order, built without a dictionary: hashing two dozen names into one, then looking each up
-    /// again in order, was ~15 µs of every hook's start (perf, BENCHMARKS.md).
+    /// The environment is kept as the hook gets it, `NAME=VALUE` C strings in
+    /// ``environmentNames`` order in one buffer (``CStringList``), split around `NETPATH_RULE`,
+    /// which each hook's rule fills: built without a dictionary (hashing two dozen names into one,
+    /// then looking each up again in order, was ~15 µs of every hook's start, perf,
+    /// BENCHMARKS.md), and without an allocation per entry.
     package struct EventPayload: Sendable {
         /// The event (the variables, should anyone ask for them as a dictionary, derive from it).
         var event: Event
-        /// The environment as `NAME=VALUE` bytes, `NETPATH_RULE` empty
-        /// (``HookInvocation/environmentBytes``).
-        var entries: [[UInt8]]
+        /// The entries before `NETPATH_RULE`, and those after it.
+        var beforeRule: CStringList
+        var afterRule: CStringList
         var standardInput: HookInput
 
         var interface: String { event.interface ?? "" }
@@ -110,9 +112,20 @@ package struct HookInvocation: Hashable, Sendable {
 
         package init(_ event: Event) {
             self.event = event
-            entries = HookInvocation.variables(for: event, rule: nil).map {
-                HookInvocation.entry($0.name, $0.value, interfaceVariables: HookInvocation.interfaceVariables)
+            var before = CStringList()
+            var after = CStringList()
+            before.reserveCapacity(512)
+            for (slot, variable) in HookInvocation.variables(for: event, rule: nil).enumerated()
+            where slot != HookInvocation.ruleSlot {
+                let prefix = HookInvocation.entryPrefixes[slot]
+                if slot < HookInvocation.ruleSlot {
+                    HookInvocation.append(slot, prefix, variable.value, to: &before)
+                } else {
+                    HookInvocation.append(slot, prefix, variable.value, to: &after)
+                }
             }
+            beforeRule = before
+            afterRule = after
             standardInput = .event(EventLine(event))
         }
     }
@@ -177,54 +190,72 @@ package struct HookInvocation: Hashable, Sendable {
         }
     }
 
+    /// ``argumentBytes`` as the spawn passes them; argv[0] alone (the hook's name) when there are
+    /// no arguments.
+    var argumentList: CStringList {
+        var list = CStringList()
+        if arguments.isEmpty { list.append([], hook) }
+        for (index, argument) in arguments.enumerated() {
+            if index == 1 { list.append([], InterfaceName.kernelBytes(argument)) } else { list.append([], argument) }
+        }
+        return list
+    }
+
     /// The environment as the hook gets it, as `NAME=VALUE` entries in ``environmentNames``
     /// order: `NETPATH_INTERFACE` and `NETPATH_PREVIOUS_INTERFACE` hold the kernel's bytes of the
     /// names (``InterfaceName``), everything else UTF-8.
-    package var environmentBytes: [[UInt8]] {
+    package var environmentBytes: [[UInt8]] { environmentList.entries }
+
+    /// ``environmentBytes`` as C strings, as the spawn passes them.
+    var environmentList: CStringList {
         if case .event(let payload, let rule) = environmentSource, variableOrder == Self.environmentNames,
-            interfaceVariables == Self.interfaceVariables, let slot = Self.ruleSlot
+            interfaceVariables == Self.interfaceVariables
         {
             // An event's hook: its payload's entries, with its own rule.
-            var entries = payload.entries
-            entries[slot] = Self.entry("NETPATH_RULE", rule, interfaceVariables: interfaceVariables)
-            return entries
+            var list = payload.beforeRule
+            list.reserveCapacity(list.bytes.count + payload.afterRule.bytes.count + rule.utf8.count + 16)
+            Self.append(Self.ruleSlot, Self.entryPrefixes[Self.ruleSlot], rule, to: &list)
+            list.append(contentsOf: payload.afterRule)
+            return list
         }
         let environment = self.environment
-        var entries: [[UInt8]] = []
-        entries.reserveCapacity(environment.count)
+        var list = CStringList()
         func append(_ name: String, _ value: String) {
-            entries.append(Self.entry(name, value, interfaceVariables: interfaceVariables))
+            let prefix = Array(name.utf8) + [UInt8(ascii: "=")]
+            if interfaceVariables.contains(name) {
+                list.append(prefix, InterfaceName.kernelBytes(value))
+            } else {
+                list.append(prefix, value)
+            }
         }
         for name in variableOrder {
             if let value = environment[name] { append(name, value) }
         }
         // Variables outside the order (none in netpath's own contract) follow, sorted.
-        if entries.count < environment.count {
+        if list.count < environment.count {
             let ordered = Set(variableOrder)
             for name in environment.keys.filter({ !ordered.contains($0) }).sorted() { append(name, environment[name]!) }
         }
-        return entries
+        return list
     }
 
-    /// One `NAME=VALUE` entry: the kernel's bytes for a variable of `interfaceVariables`
-    /// (``InterfaceName``), UTF-8 otherwise.
-    static func entry(_ name: String, _ value: String, interfaceVariables: Set<String>) -> [UInt8] {
-        // Sized once: built as `Array(name.utf8)` and grown, each entry was three allocations
-        // (an interface name's value still makes its own, in `kernelBytes`).
-        var entry: [UInt8] = []
-        entry.reserveCapacity(name.utf8.count + 1 + value.utf8.count)
-        entry += name.utf8
-        entry.append(UInt8(ascii: "="))
-        if interfaceVariables.contains(name) {
-            entry += InterfaceName.kernelBytes(value)
+    /// Appends the entry of variable `slot` of ``environmentNames`` (`prefix` is its `NAME=`):
+    /// the kernel's bytes for an interface name, UTF-8 otherwise.
+    private static func append(_ slot: Int, _ prefix: [UInt8], _ value: String, to list: inout CStringList) {
+        if slot == interfaceSlot || slot == previousInterfaceSlot {
+            list.append(prefix, InterfaceName.kernelBytes(value))
         } else {
-            entry += value.utf8
+            list.append(prefix, value)
         }
-        return entry
     }
 
-    /// Where `NETPATH_RULE` sits in ``environmentNames``.
-    private static let ruleSlot = environmentNames.firstIndex(of: "NETPATH_RULE")
+    /// `NAME=` of each of ``environmentNames``, as bytes.
+    private static let entryPrefixes = environmentNames.map { Array($0.utf8) + [UInt8(ascii: "=")] }
+    /// Where `NETPATH_RULE`, `NETPATH_INTERFACE` and `NETPATH_PREVIOUS_INTERFACE` sit in
+    /// ``environmentNames``.
+    private static let ruleSlot = environmentNames.firstIndex(of: "NETPATH_RULE")!
+    private static let interfaceSlot = environmentNames.firstIndex(of: "NETPATH_INTERFACE")!
+    private static let previousInterfaceSlot = environmentNames.firstIndex(of: "NETPATH_PREVIOUS_INTERFACE")!
 
     /// The variables that hold interface names.
     static let interfaceVariables: Set<String> = ["NETPATH_INTERFACE", "NETPATH_PREVIOUS_INTERFACE"]

@@ -101,9 +101,8 @@ package struct HookRunner: Sendable {
                 child = try SpawnedHook.spawn(
                     path: hook.executablePath,
                     // Bytes, not strings: an interface name reaches the hook as the kernel's bytes.
-                    arguments: invocation.argumentBytes.isEmpty
-                        ? [Array(invocation.hook.utf8)] : invocation.argumentBytes,
-                    environment: invocation.environmentBytes,
+                    arguments: invocation.argumentList,
+                    environment: invocation.environmentList,
                     directory: invocation.workingDirectory,
                     standardInput: input.readEnd,
                     output: pipes.output,

@@ -35,8 +35,8 @@ struct SpawnedHook: Sendable {
     /// Spawns `path` on the calling thread.
     ///
     /// - Parameters:
-    ///   - arguments: argv, each without its NUL (argv[0] first).
-    ///   - environment: `NAME=value` entries, each without its NUL.
+    ///   - arguments: argv (argv[0] first).
+    ///   - environment: `NAME=value` entries.
     ///   - standardInput: the hook's stdin (``StandardInputPipe/readEnd``); the caller closes
     ///     its copy.
     ///   - output: the stdout pipe (``HookPipes``): the value returned owns its read end, and
@@ -44,8 +44,8 @@ struct SpawnedHook: Sendable {
     ///   - error: the stderr pipe, likewise.
     static func spawn(
         path: String,
-        arguments: [[UInt8]],
-        environment: [[UInt8]],
+        arguments: CStringList,
+        environment: CStringList,
         directory: String,
         standardInput: Int32,
         output: (read: Int32, write: Int32),
@@ -59,8 +59,8 @@ struct SpawnedHook: Sendable {
         var pid: pid_t = 0
         var pidfd: Int32 = -1
         var step = NP_SPAWN_CLONE
-        let spawned = withCStrings(arguments) { argv in
-            withCStrings(environment) { envp in
+        let spawned = arguments.withPointers { argv in
+            environment.withPointers { envp in
                 np_spawn(&pid, &pidfd, path, argv, envp, directory, standardInput, output.write, error.write, &step)
             }
         }
@@ -242,28 +242,6 @@ struct SpawnedHook: Sendable {
         return signaled != 0 ? .signaled(status) : .exited(status)
     }
 
-}
-
-/// Calls `body` with a NULL-terminated array of C strings made of `entries` (bytes, no NUL).
-private func withCStrings<R>(_ entries: [[UInt8]], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    // One allocation for all the strings, then the pointer array into it.
-    let total = entries.reduce(0) { $0 + $1.count + 1 }
-    return withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(total, 1)) { storage in
-        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<CChar>?.self, capacity: entries.count + 1) { pointers in
-            var offset = 0
-            for (index, entry) in entries.enumerated() {
-                let start = storage.baseAddress! + offset
-                entry.withUnsafeBytes { bytes in
-                    if let source = bytes.baseAddress { memcpy(start, source, bytes.count) }
-                }
-                start[entry.count] = 0
-                pointers[index] = start
-                offset += entry.count + 1
-            }
-            pointers[entries.count] = nil
-            return body(UnsafePointer(pointers.baseAddress!))
-        }
-    }
 }
 
 /// `poll`'s timeout until `instant` (on the continuous clock): milliseconds, rounded up so that

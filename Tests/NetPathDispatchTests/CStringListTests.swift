@@ -1,0 +1,71 @@
+import NetPathCore
+import Testing
+
+@testable import NetPathDispatch
+
+/// The buffer a hook's argv and environment are spawned from.
+struct CStringListTests {
+    /// The C strings `list` hands to `execve`, read back through its pointers.
+    private func strings(_ list: CStringList) -> [String] {
+        list.withPointers { pointers in
+            var out: [String] = []
+            var index = 0
+            while let pointer = pointers[index] {
+                out.append(String(cString: pointer))
+                index += 1
+            }
+            return out
+        }
+    }
+
+    @Test("entries come back in order through the pointers, the empty one included, and the array ends with NULL")
+    func entriesInOrder() {
+        var list = CStringList()
+        list.append(Array("NETPATH_EVENT=up".utf8))
+        list.append(Array("NETPATH_RULE=".utf8), "")
+        list.append(Array("NETPATH_INTERFACE=".utf8), [0x65, 0xff])
+        list.append([], "")
+        #expect(list.count == 4)
+        #expect(list.entries == [Array("NETPATH_EVENT=up".utf8), Array("NETPATH_RULE=".utf8), Array("NETPATH_INTERFACE=".utf8) + [0x65, 0xff], []])
+        #expect(strings(list).count == 4)
+        #expect(strings(list)[0] == "NETPATH_EVENT=up")
+        #expect(strings(list)[3] == "")
+        #expect(strings(CStringList()) == [])
+    }
+
+    @Test("a NUL ends its entry: what follows it is dropped, never read as another entry")
+    func nulEndsTheEntry() {
+        var list = CStringList()
+        list.append(Array("A=".utf8), "x\u{0}B=injected")
+        list.append(Array("C=".utf8), [0x79, 0, 0x7a])
+        list.append(Array("D\u{0}E=".utf8), "ignored")
+        list.append(Array("F=".utf8), "kept")
+        #expect(list.count == 4)
+        #expect(strings(list) == ["A=x", "C=y", "D", "F=kept"])
+        #expect(CStringList([Array("G=1".utf8), [0x48, 0, 0x49]]).entries == [Array("G=1".utf8), [0x48]])
+    }
+
+    @Test("appending a list keeps both lists' entries, in order")
+    func appendingAList() {
+        var first = CStringList([Array("A=1".utf8)])
+        let second = CStringList([Array("B=2".utf8), Array("C=3".utf8)])
+        first.append(contentsOf: second)
+        #expect(first.count == 3)
+        #expect(strings(first) == ["A=1", "B=2", "C=3"])
+        #expect(first == CStringList([Array("A=1".utf8), Array("B=2".utf8), Array("C=3".utf8)]))
+    }
+
+    @Test("an environment value with a NUL adds no variable to a hook's environment")
+    func invocationValueWithANul() {
+        let invocation = HookInvocation(
+            hook: "10-x",
+            arguments: ["10-x", "eth0", "up"],
+            environment: ["A": "x\u{0}PATH=/tmp/evil", "PATH": HookInvocation.path],
+            variableOrder: ["PATH", "A"],
+            interfaceVariables: [],
+            timeout: .seconds(1)
+        )
+        #expect(strings(invocation.environmentList) == ["PATH=\(HookInvocation.path)", "A=x"])
+        #expect(strings(invocation.argumentList) == ["10-x", "eth0", "up"])
+    }
+}
