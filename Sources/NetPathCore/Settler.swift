@@ -84,10 +84,14 @@ package struct Settler: Sendable {
     /// Takes new events; returns those to dispatch now: bursts that were already due, then events
     /// that pass straight through (all of them when ``window`` is zero, and startup events).
     package mutating func receive(_ events: [Event], at now: Instant) -> [Event] {
+        // Nothing is ever held with no window, so nothing is due and no state before a burst is
+        // ever asked for: the events pass as they are (every kernel change goes through here,
+        // before its hooks are spawned).
+        if window == .zero { return events }
         var out = tick(at: now)
         for event in events {
             let subject = event.subject
-            if window == .zero || (event.startup && bursts[subject] == nil) {
+            if event.startup && bursts[subject] == nil {
                 learn(event)
                 out.append(event)
                 continue
@@ -137,6 +141,7 @@ package struct Settler: Sendable {
     /// Records the state `events` describe without emitting them, so that later bursts have a
     /// baseline (for startup events that are not dispatched).
     package mutating func remember(_ events: [Event]) {
+        guard window > .zero else { return }  // read only by bursts, which a zero window never holds
         for event in events { learn(event) }
     }
 

@@ -89,12 +89,13 @@ struct CStringList: Hashable, Sendable {
     /// entry's parts are dropped too.
     private mutating func appendPart(_ part: UnsafeRawBufferPointer) {
         guard !truncated, let base = part.baseAddress, part.count > 0 else { return }
-        if let nul = memchr(base, 0, part.count) {
-            bytes += UnsafeRawBufferPointer(start: base, count: base.distance(to: UnsafeRawPointer(nul)))
+        var length = part.count
+        if let nul = memchr(base, 0, length) {
+            length = base.distance(to: UnsafeRawPointer(nul))
             truncated = true
-        } else {
-            bytes += part
         }
+        // Typed: Array appends a typed buffer with one copy, a raw one byte by byte.
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: length))
     }
 
     /// Ends the entry being built.
