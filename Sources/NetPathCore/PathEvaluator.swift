@@ -67,9 +67,16 @@ private struct Evaluation {
         }
 
         let ordered = candidates.sorted { before($0, $1, family: nil) }
+        // The first of the family's candidates in `before`'s order (a strict total order: ties
+        // end on the unique index), found by one scan: filtering and sorting copied every
+        // candidate, its interface and its four collections, twice per family on every change.
         func primary(_ family: IPAddress.Family) -> NetworkPath.PathInterface? {
-            candidates.filter { $0.families.contains(family) }.sorted { before($0, $1, family: family) }
-                .first.map { NetworkPath.PathInterface($0.interface) }
+            var best: Int?
+            for position in candidates.indices where candidates[position].families.contains(family) {
+                if let current = best, !before(candidates[position], candidates[current], family: family) { continue }
+                best = position
+            }
+            return best.map { NetworkPath.PathInterface(candidates[$0].interface) }
         }
 
         let available = ordered.map { NetworkPath.PathInterface($0.interface) }

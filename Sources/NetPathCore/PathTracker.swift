@@ -91,42 +91,48 @@ package struct PathTracker: Sendable {
         // The pairs of the two lists by index, in index order: a merge of the two when both are
         // in strictly ascending order (as the state builder lists them), else through
         // dictionaries. The merge spares two dictionaries, a set and a sort on every change.
-        var pairs: [(Interface?, Interface?)] = []
+        // Positions in the two lists, not the interfaces themselves: an `Interface` is a large
+        // value, and a list of copied pairs retained and released each of its fields twice on
+        // every change.
+        var pairs: [(Int?, Int?)] = []
+        pairs.reserveCapacity(max(old.count, new.count))
         if Self.isStrictlyAscending(old), Self.isStrictlyAscending(new) {
             var i = 0
             var j = 0
             while i < old.count || j < new.count {
                 if j == new.count || (i < old.count && old[i].index < new[j].index) {
-                    pairs.append((old[i], nil))
+                    pairs.append((i, nil))
                     i += 1
                 } else if i == old.count || new[j].index < old[i].index {
-                    pairs.append((nil, new[j]))
+                    pairs.append((nil, j))
                     j += 1
                 } else {
-                    pairs.append((old[i], new[j]))
+                    pairs.append((i, j))
                     i += 1
                     j += 1
                 }
             }
         } else {
-            let before = Dictionary(old.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
-            let after = Dictionary(new.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+            let before = Dictionary(old.indices.map { (old[$0].index, $0) }, uniquingKeysWith: { a, _ in a })
+            let after = Dictionary(new.indices.map { (new[$0].index, $0) }, uniquingKeysWith: { a, _ in a })
             pairs = Set(before.keys).union(after.keys).sorted().map { (before[$0], after[$0]) }
         }
         for pair in pairs {
             switch pair {
-            case (nil, let added?):
+            case (nil, let j?):
+                let added = new[j]
                 events.append(interfaceEvent(.added, added, at: time))
                 if added.carrier { events.append(interfaceEvent(.carrierUp, added, at: time)) }
                 for address in added.addresses {
                     events.append(interfaceEvent(.addressAdded, added, at: time, address: address))
                 }
                 if added.isUsable { events.append(interfaceEvent(.up, added, at: time)) }
-            case (let removed?, nil):
+            case (let i?, nil):
+                let removed = old[i]
                 if removed.isUsable { events.append(interfaceEvent(.down, removed, at: time)) }
                 events.append(interfaceEvent(.removed, removed, at: time))
-            case (let a?, let b?):
-                events += changes(from: a, to: b, at: time)
+            case (let i?, let j?):
+                events += changes(from: old[i], to: new[j], at: time)
             case (nil, nil):
                 break
             }
@@ -135,7 +141,11 @@ package struct PathTracker: Sendable {
     }
 
     private static func isStrictlyAscending(_ interfaces: [Interface]) -> Bool {
-        zip(interfaces, interfaces.dropFirst()).allSatisfy { $0.index < $1.index }
+        // By position: zipping the list with itself copied every interface.
+        for position in interfaces.indices.dropFirst() where interfaces[position - 1].index >= interfaces[position].index {
+            return false
+        }
+        return true
     }
 
     private static func changes(from a: Interface, to b: Interface, at time: Date) -> [Event] {
