@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The agent's own work between a link change and its hook's spawn, counted in instructions.
+#
+# Timed figures of that path (bench/hooktrace.py's "read -> fork") move by ±30 µs between runs of
+# the same binary on these shared, idle-between-changes machines, more than most changes to the
+# path; callgrind counts instructions, which are the same for the same binary and inputs. This
+# runs netpathd under callgrind in a namespace of its own with bench/hooks.py's one-rule
+# configuration (a link's carrier events run one hook), toggles the veth peer's carrier, and
+# sums on the engine's thread what runs from `NetlinkEngine.publish` (the change's messages are
+# read: the snapshot is handed on) to `np_spawn` (the hook's clone). It prints the median
+# per change, and the functions of a typical change with their inclusive counts.
+#
+#   bench/pathcost.sh [NETPATHD] [TOGGLES]     # default .build/install/release/netpathd, 20
+#
+# Needs root, ip, valgrind and objcopy (Debian: valgrind, binutils). valgrind 3.19 cannot read
+# the DWARF 5 that Swift 6.3 writes, so a copy of the binary without debug information is run
+# (its symbol table stays: the functions are still named).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+NETPATHD=$(realpath "${1:-.build/install/release/netpathd}")
+TOGGLES=${2:-20}
+[ "$(id -u)" -eq 0 ] || { echo "bench/pathcost.sh: needs root (network namespaces)" >&2; exit 1; }
+[ -x "$NETPATHD" ] || { echo "bench/pathcost.sh: no $NETPATHD (make install-build first)" >&2; exit 1; }
+for tool in valgrind objcopy; do
+    command -v "$tool" >/dev/null || {
+        echo "== installing $tool" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y valgrind binutils >&2 || {
+            apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y valgrind binutils >&2; }
+    }
+done
+
+PREFIX=nppc-$$
+source bench/namespaces.sh
+# Under /run, root-owned 0755 all the way: the hook must pass netpathd's trust checks.
+WORK=/run/netpath-pathcost-$$
+AGENT=
+finish() {
+    if [ -n "$AGENT" ]; then kill -KILL "$AGENT" 2>/dev/null || true; fi
+    rm -rf "$WORK"
+    cleanup
+}
+trap finish EXIT
+mkdir -p -m 0755 "$WORK/hooks.d" "$WORK/out"
+printf '#!/bin/sh\nexit 0\n' >"$WORK/hooks.d/10-hook"
+chmod 0755 "$WORK/hooks.d/10-hook"
+cat >"$WORK/netpathd.toml" <<EOF
+# bench/pathcost.sh: one rule, as bench/hooks.py's link rule.
+[agent]
+hooks_dir = "$WORK/hooks.d"
+hook_timeout = "10s"
+settle = "0s"
+startup_events = false
+metrics = ""
+control_socket = "$WORK/netpathd.sock"
+
+[[rule]]
+name = "link-changes"
+on = ["carrier-up", "carrier-down"]
+interface = "npb0"
+EOF
+objcopy --strip-debug "$NETPATHD" "$WORK/netpathd"
+
+new_ns "$PREFIX"
+new_ns "$PREFIX-p"
+add_veth "$PREFIX" "$PREFIX-p"
+
+PUBLISH='$s12NetPathLinux13NetlinkEngineC7publish*'
+ip netns exec "$PREFIX" valgrind --tool=callgrind --separate-threads=yes \
+    "--dump-before=$PUBLISH" --dump-before=np_spawn \
+    --callgrind-out-file="$WORK/out/cg" "$WORK/netpathd" --config "$WORK/netpathd.toml" \
+    >"$WORK/out/log" 2>&1 &
+AGENT=$!
+for _ in $(seq 240); do
+    grep -q "notice netpathd: ready" "$WORK/out/log" && break
+    kill -0 "$AGENT" 2>/dev/null || { cat "$WORK/out/log" >&2; exit 1; }
+    sleep 0.5
+done
+grep -q "notice netpathd: ready" "$WORK/out/log" || { echo "netpathd did not get ready" >&2; exit 1; }
+# Each change is followed by its hook's run and a pause, so that changes never overlap.
+for _ in $(seq "$TOGGLES"); do
+    ip -n "$PREFIX-p" link set npb1 down
+    sleep 0.3
+    ip -n "$PREFIX-p" link set npb1 up
+    sleep 0.3
+done
+kill -INT "$AGENT"
+wait "$AGENT" || true
+AGENT=
+
+python3 - "$WORK/out" "$TOGGLES" <<'PY'
+import glob, re, subprocess, sys
+out, toggles = sys.argv[1], int(sys.argv[2])
+# cg.N-T: the N-th dump, thread T. A dump holds what ran since the thread's previous one, so
+# a dump made before np_spawn whose previous dump was made before publish is one change's path.
+threads = {}
+for path in glob.glob(out + "/cg.*-*"):
+    match = re.match(r".*/cg\.(\d+)-(\d+)$", path)
+    if match:
+        threads.setdefault(match.group(2), []).append((int(match.group(1)), path))
+changes = []
+for dumps in threads.values():
+    previous = None
+    for _, path in sorted(dumps):
+        text = open(path, errors="replace").read()
+        trigger = re.search(r"^desc: Trigger: (.*)$", text, re.M).group(1)
+        total = int(re.search(r"^summary: (\d+)", text, re.M).group(1))
+        if previous and "publish" in previous and trigger.startswith("--dump-before=np_spawn"):
+            changes.append((total, path))
+        previous = trigger
+if len(changes) < toggles:
+    sys.exit(f"only {len(changes)} of {2 * toggles} changes reached a spawn: see {out}/log")
+changes.sort()
+median, typical = changes[len(changes) // 2]
+print(f"engine publish -> np_spawn: median {median:,} instructions per change "
+      f"({len(changes)} changes; min {changes[0][0]:,}, max {changes[-1][0]:,})")
+print("a typical change, inclusive (callgrind_annotate):")
+annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=95", typical],
+                           capture_output=True, text=True).stdout
+rows = annotated.split("file:function", 1)[-1].splitlines()
+for row in [r for r in rows if re.match(r"^\s*[\d,]+ \(", r)][:40]:
+    print("  " + row[:160])
+PY
