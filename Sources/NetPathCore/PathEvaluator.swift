@@ -43,14 +43,14 @@ private struct Evaluation {
         var interface: Interface
         var families: [IPAddress.Family]
         /// Best metric per family, for the per-family primaries.
-        var metric: [IPAddress.Family: UInt32]
-        var gateways: [IPAddress.Family: IPAddress]
+        var metric: PerFamily<UInt32>
+        var gateways: PerFamily<IPAddress>
         /// The families for which this interface is the kernel's route to the internet.
-        var kernelFamilies: Set<IPAddress.Family> = []
+        var kernelFamilies = PerFamily<Bool>()
         /// The table of the route chosen per family, when it is not `main`.
-        var tables: [IPAddress.Family: UInt32] = [:]
+        var tables = PerFamily<UInt32>()
 
-        var bestMetric: UInt32 { metric.values.min() ?? .max }
+        var bestMetric: UInt32 { metric.minimum ?? .max }
     }
 
     func run(_ state: SystemState, verdicts withVerdicts: Bool) -> PathEvaluation {
@@ -170,10 +170,10 @@ private struct Evaluation {
             return .failure(Why(rejection: .noAddress, detail: "no usable address yet"))
         }
 
-        var metric: [IPAddress.Family: UInt32] = [:]
-        var gateways: [IPAddress.Family: IPAddress] = [:]
-        var kernelFamilies: Set<IPAddress.Family> = []
-        var tables: [IPAddress.Family: UInt32] = [:]
+        var metric = PerFamily<UInt32>()
+        var gateways = PerFamily<IPAddress>()
+        var kernelFamilies = PerFamily<Bool>()
+        var tables = PerFamily<UInt32>()
         if let target {
             let name = policy.target ?? ""
             guard let family = target.addresses.first?.family else {
@@ -192,7 +192,7 @@ private struct Evaluation {
             gateways[family] = route.gateway
             // The interface the kernel sends the target's traffic through ranks as the kernel's
             // route does without a target: ahead of metrics, which do not compare across tables.
-            if route.isKernelChoice { kernelFamilies.insert(family) }
+            if route.isKernelChoice { kernelFamilies[family] = true }
             if route.table != DefaultRoute.mainTable { tables[family] = route.table }
         } else {
             for family in addressed {
@@ -201,7 +201,7 @@ private struct Evaluation {
                 if let route = kernelRoutes.first(where: { $0.family == family && $0.interfaceIndex == i.index }) {
                     metric[family] = route.metric
                     gateways[family] = route.gateway
-                    kernelFamilies.insert(family)
+                    kernelFamilies[family] = true
                     if route.table != DefaultRoute.mainTable { tables[family] = route.table }
                 } else if let route = i.bestDefaultRoute(family) {
                     metric[family] = route.metric
@@ -254,8 +254,8 @@ private struct Evaluation {
         if pa != pb { return pa < pb }
         // The kernel's own route next: metrics of different tables do not compare, and a rule
         // can send traffic past a lower metric.
-        let ka = family.map { a.kernelFamilies.contains($0) } ?? !a.kernelFamilies.isEmpty
-        let kb = family.map { b.kernelFamilies.contains($0) } ?? !b.kernelFamilies.isEmpty
+        let ka = family.map { a.kernelFamilies[$0] != nil } ?? !a.kernelFamilies.isEmpty
+        let kb = family.map { b.kernelFamilies[$0] != nil } ?? !b.kernelFamilies.isEmpty
         if ka != kb { return ka }
         let ma = family.flatMap { a.metric[$0] } ?? a.bestMetric
         let mb = family.flatMap { b.metric[$0] } ?? b.bestMetric
@@ -280,7 +280,7 @@ private struct Evaluation {
             let via = c.gateways[family].map { " via \($0)" } ?? ""
             let table = c.tables[family].map { " table \(KernelRoute.tableName($0))" } ?? ""
             let rule: String
-            if !c.kernelFamilies.contains(family) {
+            if c.kernelFamilies[family] == nil {
                 rule = ""
             } else if let target = policy.target {
                 // The probe's rule says nothing about the target's route.
@@ -309,5 +309,34 @@ private struct Evaluation {
         if relevant.contains(.noDefaultRoute) { return .noRoute }
         if relevant.contains(.meteredDenied) { return .meteredDenied }
         return .noInterface
+    }
+}
+
+/// One value per address family: what a dictionary keyed by family held, without its
+/// allocation. The evaluator keeps four per candidate and runs for every policy on every change.
+private struct PerFamily<Value> {
+    private var ipv4: Value?
+    private var ipv6: Value?
+
+    init() {}
+
+    subscript(family: IPAddress.Family) -> Value? {
+        get { family == .ipv4 ? ipv4 : ipv6 }
+        set {
+            if family == .ipv4 { ipv4 = newValue } else { ipv6 = newValue }
+        }
+    }
+
+    var isEmpty: Bool { ipv4 == nil && ipv6 == nil }
+}
+
+extension PerFamily where Value: Comparable {
+    /// The smaller of the values; `nil` with none.
+    var minimum: Value? {
+        switch (ipv4, ipv6) {
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b): return b
+        }
     }
 }

@@ -213,7 +213,10 @@ package final class HookDirectory: Sendable {
     }
 
     private func check(_ name: String, in checked: TrustedPath?) throws(HookRefusal) -> OpenedHook {
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw .cannotOpen(errno: ENOENT) }
+        // By bytes: String's own `contains` compares Characters, before every run.
+        guard !name.isEmpty, !name.utf8.contains(UInt8(ascii: "/")), name != ".", name != ".." else {
+            throw .cannotOpen(errno: ENOENT)
+        }
         guard Self.isValidName(name) else { throw .invalidName }
         // Every directory from `/` to the hooks directory, then the hook (following a symlink:
         // the target is what runs, so the target and every directory on its way are checked).

@@ -114,14 +114,16 @@ package struct HookInvocation: Hashable, Sendable {
             self.event = event
             var before = CStringList()
             var after = CStringList()
-            before.reserveCapacity(512)
-            for (slot, variable) in HookInvocation.variables(for: event, rule: nil).enumerated()
-            where slot != HookInvocation.ruleSlot {
+            // Room for the usual entries (their names alone are ~300 bytes), so that neither
+            // list grows while it is written.
+            before.reserveCapacity(128)
+            after.reserveCapacity(768)
+            HookInvocation.forEachValue(for: event, rule: nil) { slot, value in
                 let prefix = HookInvocation.entryPrefixes[slot]
                 if slot < HookInvocation.ruleSlot {
-                    HookInvocation.append(slot, prefix, variable.value, to: &before)
-                } else {
-                    HookInvocation.append(slot, prefix, variable.value, to: &after)
+                    HookInvocation.append(slot, prefix, value, to: &before)
+                } else if slot > HookInvocation.ruleSlot {
+                    HookInvocation.append(slot, prefix, value, to: &after)
                 }
             }
             beforeRule = before
@@ -267,6 +269,15 @@ package struct HookInvocation: Hashable, Sendable {
 
     /// The environment of the table above, in ``environmentNames`` order.
     static func variables(for event: Event, rule: String?) -> [(name: String, value: String)] {
+        var variables: [(name: String, value: String)] = []
+        variables.reserveCapacity(environmentNames.count)
+        forEachValue(for: event, rule: rule) { slot, value in variables.append((environmentNames[slot], value)) }
+        return variables
+    }
+
+    /// Calls `body` with each variable of the table above, as its position in
+    /// ``environmentNames`` and its value, in that order: the one place the values are made.
+    static func forEachValue(for event: Event, rule: String?, _ body: (Int, String) -> Void) {
         func flag(_ value: Bool) -> String { value ? "1" : "0" }
         let state = event.interfaceState
         let path = event.path
@@ -305,30 +316,23 @@ package struct HookInvocation: Hashable, Sendable {
                 connectivity == .portal ? state?.portalURL ?? "" : "",
             ]
         }
-        // In environmentNames order (HookInvocationTests checks the names and the order).
-        return [
-            ("NETPATH_EVENT", event.name.rawValue),
-            ("NETPATH_SCOPE", event.scope.rawValue),
-            ("NETPATH_POLICY", event.policy ?? ""),
-            ("NETPATH_RULE", rule ?? ""),
-            ("NETPATH_INTERFACE", event.interface ?? ""),
-            ("NETPATH_INTERFACE_TYPE", (event.interfaceType ?? state?.type)?.rawValue ?? ""),
-            ("NETPATH_INTERFACE_KIND", state?.kind ?? ""),
-            ("NETPATH_PREVIOUS_INTERFACE", event.previousInterface ?? ""),
-            ("NETPATH_STATUS", scoped[0]),
-            ("NETPATH_METERED", scoped[1]),
-            ("NETPATH_CONSTRAINED", scoped[2]),
-            ("NETPATH_IPV4", scoped[3]),
-            ("NETPATH_IPV6", scoped[4]),
-            ("NETPATH_DNS", scoped[5]),
-            ("NETPATH_ADDRESSES", scoped[6]),
-            ("NETPATH_GATEWAYS", scoped[7]),
-            ("NETPATH_STARTUP", flag(event.startup)),
-            ("NETPATH_CONNECTIVITY", scoped[8]),
-            ("NETPATH_PREVIOUS_CONNECTIVITY", event.previousConnectivity?.rawValue ?? ""),
-            ("NETPATH_PORTAL_URL", scoped[9]),
-            ("PATH", Self.path),
-            ("LANG", Self.language),
-        ]
+        // In environmentNames order, NETPATH_EVENT to LANG (HookInvocationTests checks the names
+        // and the order).
+        body(0, event.name.rawValue)
+        body(1, event.scope.rawValue)
+        body(2, event.policy ?? "")
+        body(3, rule ?? "")
+        body(4, event.interface ?? "")
+        body(5, (event.interfaceType ?? state?.type)?.rawValue ?? "")
+        body(6, state?.kind ?? "")
+        body(7, event.previousInterface ?? "")
+        // NETPATH_STATUS to NETPATH_GATEWAYS.
+        for (offset, value) in scoped[0..<8].enumerated() { body(8 + offset, value) }
+        body(16, flag(event.startup))
+        body(17, scoped[8])
+        body(18, event.previousConnectivity?.rawValue ?? "")
+        body(19, scoped[9])
+        body(20, Self.path)
+        body(21, Self.language)
     }
 }
