@@ -132,7 +132,7 @@ package struct PathTracker: Sendable {
                 if removed.isUsable { events.append(interfaceEvent(.down, removed, at: time)) }
                 events.append(interfaceEvent(.removed, removed, at: time))
             case (let i?, let j?):
-                events += changes(from: old[i], to: new[j], at: time)
+                appendChanges(from: old[i], to: new[j], at: time, to: &events)
             case (nil, nil):
                 break
             }
@@ -148,10 +148,11 @@ package struct PathTracker: Sendable {
         return true
     }
 
-    private static func changes(from a: Interface, to b: Interface, at time: Date) -> [Event] {
+    /// Appends the events between two states of one interface to `events` (the caller's list:
+    /// an array of its own per interface was an allocation and a copy on every change).
+    private static func appendChanges(from a: Interface, to b: Interface, at time: Date, to events: inout [Event]) {
         // Most interfaces did not change: every event below needs some field to differ.
-        if a == b { return [] }
-        var events: [Event] = []
+        if a == b { return }
         // Losing usability is reported after the carrier/address facts that caused it, and
         // gaining it after the facts that enabled it, so a hook reading events in order sees cause, then effect.
         if a.carrier && !b.carrier { events.append(interfaceEvent(.carrierDown, b, at: time)) }
@@ -186,8 +187,9 @@ package struct PathTracker: Sendable {
             if a.name != b.name { event.previousInterface = a.name }
             events.append(event)
         }
-        if a.isUsable && !b.isUsable { events.append(interfaceEvent(.down, b, at: time)) }
-        if !a.isUsable && b.isUsable { events.append(interfaceEvent(.up, b, at: time)) }
+        let (wasUsable, isUsable) = (a.isUsable, b.isUsable)
+        if wasUsable && !isUsable { events.append(interfaceEvent(.down, b, at: time)) }
+        if !wasUsable && isUsable { events.append(interfaceEvent(.up, b, at: time)) }
         // After up/down: a link comes up, then its probe says what it reaches.
         if a.connectivity != b.connectivity {
             var event = interfaceEvent(.connectivityChanged, b, at: time)
@@ -195,7 +197,6 @@ package struct PathTracker: Sendable {
             event.previousConnectivity = a.connectivity
             events.append(event)
         }
-        return events
     }
 
     /// The path events between two paths of one policy.
