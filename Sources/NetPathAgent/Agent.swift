@@ -255,7 +255,7 @@ package final class Agent: Service, Sendable {
 
     var currentSnapshot: AgentSnapshot { snapshot.withLock { $0 } }
 
-    func publish(_ update: (inout AgentSnapshot) -> Void) {
+    func publish<Result>(_ update: (inout AgentSnapshot) -> Result) -> Result {
         snapshot.withLock { update(&$0) }
     }
 

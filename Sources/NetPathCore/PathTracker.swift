@@ -63,8 +63,12 @@ package struct PathTracker: Sendable {
 
     /// Moves to `newState`; returns interface events (by interface index) then path events (by policy).
     package mutating func update(to newState: SystemState, at time: Date) -> [Event] {
-        var events: [Event] = []
-        update(to: newState, at: time) { events.append($0) }
+        // The interface events' own list, extended: not a second list filled one by one.
+        var events = Self.interfaceEvents(from: state.interfaces, to: newState.interfaces, at: time)
+        let newPaths = evaluate(newState)
+        for (old, new) in zip(paths, newPaths) { events += Self.pathEvents(from: old, to: new, at: time) }
+        state = newState
+        paths = newPaths
         return events
     }
 
@@ -75,12 +79,17 @@ package struct PathTracker: Sendable {
         for event in Self.interfaceEvents(from: state.interfaces, to: newState.interfaces, at: time) {
             try emit(event)
         }
-        let newPaths = policies.map { PathEvaluator(policy: $0).path(for: newState) }
+        let newPaths = evaluate(newState)
         for (old, new) in zip(paths, newPaths) {
             for event in Self.pathEvents(from: old, to: new, at: time) { try emit(event) }
         }
         state = newState
         paths = newPaths
+    }
+
+    /// Every policy's path in `state`.
+    private func evaluate(_ state: SystemState) -> [NetworkPath] {
+        policies.map { PathEvaluator(policy: $0).path(for: state) }
     }
 
     // MARK: - Diffing
@@ -153,6 +162,8 @@ package struct PathTracker: Sendable {
     private static func appendChanges(from a: Interface, to b: Interface, at time: Date, to events: inout [Event]) {
         // Most interfaces did not change: every event below needs some field to differ.
         if a == b { return }
+        // A change is a few events (a carrier flip: two): room for them at once, not grown one by one.
+        events.reserveCapacity(events.count + 4)
         // Losing usability is reported after the carrier/address facts that caused it, and
         // gaining it after the facts that enabled it, so a hook reading events in order sees cause, then effect.
         if a.carrier && !b.carrier { events.append(interfaceEvent(.carrierDown, b, at: time)) }
