@@ -92,20 +92,20 @@ public struct SystemStateBuilder: Sendable {
     package mutating func state(from snapshot: KernelSnapshot, targets: [String: SystemState.TargetReachability] = [:])
         -> SystemState
     {
-        var seen: [Int32: Known] = [:]
         var interfaces: [Interface] = []
         interfaces.reserveCapacity(snapshot.links.count)
         for link in snapshot.links {
-            var entry: Known
-            if let cached = known[link.index], cached.facts.name == link.name, cached.facts.linkKind == link.kind {
-                entry = cached
+            let entry: Known
+            if var cached = known[link.index], cached.facts.name == link.name, cached.facts.linkKind == link.kind {
                 // The same facts and overrides give the same classification: not redone per
                 // update (its override globs and strings were ~3% of a change's way to
                 // monitor --json's line, perf).
-                if entry.classifierGeneration != classifierGeneration {
-                    entry.classification = classifier.classify(entry.facts)
-                    entry.classifierGeneration = classifierGeneration
+                if cached.classifierGeneration != classifierGeneration {
+                    cached.classification = classifier.classify(cached.facts)
+                    cached.classifierGeneration = classifierGeneration
+                    known[link.index] = cached
                 }
+                entry = cached
             } else {
                 let facts = sysfs.facts(name: link.name, arpType: link.arpType, linkKind: link.kind)
                 entry = Known(
@@ -113,8 +113,8 @@ public struct SystemStateBuilder: Sendable {
                     classification: classifier.classify(facts),
                     classifierGeneration: classifierGeneration
                 )
+                known[link.index] = entry
             }
-            seen[link.index] = entry
             let classification = entry.classification
             interfaces.append(
                 Interface(
@@ -137,7 +137,12 @@ public struct SystemStateBuilder: Sendable {
                 )
             )
         }
-        known = seen
+        // Links that are gone leave `known`. Kept in place otherwise: a dictionary made anew on
+        // every change, and the old one freed, cost more than the rest of this function.
+        if known.count != interfaces.count {
+            let present = Set(snapshot.links.map(\.index))
+            known = known.filter { present.contains($0.key) }
+        }
         return SystemState(
             interfaces: interfaces,
             dnsServers: dns.servers(at: resolvConfPath, watch: resolvConfWatch),
