@@ -360,7 +360,8 @@ package final class HookDispatcher: Sendable {
 
     /// Lexical byte order over all matching rules; a hook named by two rules runs once for each.
     private static func lexical(_ plan: [PlannedRun]) -> [PlannedRun] {
-        plan.enumerated().sorted { lhs, rhs in
+        guard plan.count > 1 else { return plan }  // one hook, as most rules name: nothing to order
+        return plan.enumerated().sorted { lhs, rhs in
             if lhs.element.name == rhs.element.name { return lhs.offset < rhs.offset }
             return lhs.element.name.utf8.lexicographicallyPrecedes(rhs.element.name.utf8)
         }.map(\.element)
