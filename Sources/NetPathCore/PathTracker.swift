@@ -180,8 +180,10 @@ package struct PathTracker: Sendable {
     private static func appendChanges(from a: Interface, to b: Interface, at time: Date, to events: inout [Event]) {
         // Most interfaces did not change: every event below needs some field to differ.
         if a == b { return }
-        // A change is a few events (a carrier flip: two): room for them at once, not grown one by one.
-        events.reserveCapacity(events.count + 4)
+        // A change is a few events (a carrier flip: two): room for them at once, not grown one by
+        // one. Only for the first: a reserve past that would not grow geometrically, and a batch
+        // that changes many interfaces would copy the list once per interface.
+        if events.isEmpty { events.reserveCapacity(4) }
         // Losing usability is reported after the carrier/address facts that caused it, and
         // gaining it after the facts that enabled it, so a hook reading events in order sees cause, then effect.
         if a.carrier && !b.carrier { events.append(interfaceEvent(.carrierDown, b, at: time)) }
