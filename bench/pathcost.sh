@@ -44,21 +44,13 @@ trap finish EXIT
 mkdir -p -m 0755 "$WORK/hooks.d" "$WORK/out"
 printf '#!/bin/sh\nexit 0\n' >"$WORK/hooks.d/10-hook"
 chmod 0755 "$WORK/hooks.d/10-hook"
-cat >"$WORK/netpathd.toml" <<EOF
-# bench/pathcost.sh: one rule, as bench/hooks.py's link rule.
-[agent]
-hooks_dir = "$WORK/hooks.d"
-hook_timeout = "10s"
-settle = "0s"
-startup_events = false
-metrics = ""
-control_socket = "$WORK/netpathd.sock"
-
-[[rule]]
-name = "link-changes"
-on = ["carrier-up", "carrier-down"]
-interface = "npb0"
-EOF
+# bench/hooks.py's own one-rule configuration, so that this counts the path that phase times.
+(cd bench && PYTHONDONTWRITEBYTECODE=1 python3 - "$WORK" "$WORK/hooks.d" <<'PY'
+import sys
+from hooks import netpathd_config
+netpathd_config(sys.argv[1], sys.argv[2], link_rule="npb0")
+PY
+)
 objcopy --strip-debug "$NETPATHD" "$WORK/netpathd"
 
 new_ns "$PREFIX"
@@ -68,7 +60,7 @@ add_veth "$PREFIX" "$PREFIX-p"
 PUBLISH='$s12NetPathLinux13NetlinkEngineC7publish*'
 ip netns exec "$PREFIX" valgrind --tool=callgrind --separate-threads=yes \
     "--dump-before=$PUBLISH" --dump-before=np_spawn \
-    --callgrind-out-file="$WORK/out/cg" "$WORK/netpathd" --config "$WORK/netpathd.toml" \
+    --callgrind-out-file="$WORK/out/cg" "$WORK/netpathd" --config "$WORK/netpathd.toml" --control-socket "$WORK/netpathd.sock" \
     >"$WORK/out/log" 2>&1 &
 AGENT=$!
 for _ in $(seq 240); do
