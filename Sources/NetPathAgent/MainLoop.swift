@@ -277,38 +277,25 @@ final class MainLoop {
         carryOut(update)
     }
 
-    /// Records `update` (with connectivity laid over it), turns it into events, and hands them on:
-    /// the interface events first, then the path events, as ``PathTracker/update(to:at:)`` orders
-    /// them.
-    ///
-    /// In two steps: an interface event depends on the interfaces alone, so its hooks are spawned
-    /// before any policy is evaluated (the evaluation was ~10% of the agent's work between the
-    /// kernel's message and a link hook's spawn, bench/pathcost.sh); the paths follow at once.
-    /// Each step publishes what it changed before its hooks start: a hook that asks `netpathctl
-    /// status` sees the state its event comes from (an interface event's hook sees the new
-    /// interfaces; its paths may still be the old ones), and plugins read it through their
-    /// context before they get the step's events.
+    /// Records `update` (with connectivity laid over it), turns it into events, and hands them on.
     private func carryOut(_ raw: SystemUpdate) {
         lastUpdate = raw
         connectivity.observe(raw.state, at: .now)
         var update = raw
         update.state = connectivity.overlay(raw.state)
         record(update)
-        let interfaceEvents = tracker.updateInterfaces(to: update.state, at: update.time)
-        plugins.update(state: tracker.state, paths: tracker.paths)
-        // (A lock and a few stores; the metrics wait until after.) The state it replaces is freed
-        // after the hooks are spawned, not before: freeing its interfaces was ~3% of the same
-        // way (bench/pathcost.sh).
-        let replaced = publish(update, configuration: false)
-        dispatch(settler.receive(interfaceEvents, at: .now))
-        withExtendedLifetime(replaced) {}
-
         let oldPaths = tracker.paths
-        let pathEvents = tracker.updatePaths(at: update.time)
+        let events = tracker.update(to: update.state, at: update.time)
         connectivity.observe(paths: oldPaths, tracker.paths, at: .now)
+        // Plugins read the new state through their context before they get its events.
         plugins.update(state: tracker.state, paths: tracker.paths)
-        publish(update, configuration: false)
-        dispatch(settler.receive(pathEvents, at: .now))
+        // Published before the hooks start: a hook that asks `netpathctl status` sees the state
+        // its event comes from. (A lock and a few stores; the metrics wait until after.) The state
+        // it replaces is freed after the hooks are spawned, not before: freeing its interfaces
+        // was ~3% of a change's way to its first hook (bench/pathcost.sh).
+        let replaced = publish(update, configuration: false)
+        dispatch(settler.receive(events, at: .now))
+        withExtendedLifetime(replaced) {}
         recordMetrics()
     }
 

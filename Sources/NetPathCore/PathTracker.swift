@@ -64,28 +64,10 @@ package struct PathTracker: Sendable {
     /// Moves to `newState`; returns interface events (by interface index) then path events (by policy).
     package mutating func update(to newState: SystemState, at time: Date) -> [Event] {
         // The interface events' own list, extended: not a second list filled one by one.
-        var events = updateInterfaces(to: newState, at: time)
-        events += updatePaths(at: time)
-        return events
-    }
-
-    /// The first half of ``update(to:at:)``: moves to `newState` and returns its interface
-    /// events, leaving ``paths`` as they were until ``updatePaths(at:)``.
-    ///
-    /// An interface event depends on the interfaces alone, so its hooks can start before any
-    /// policy is evaluated: the agent dispatches these first, then the path events.
-    package mutating func updateInterfaces(to newState: SystemState, at time: Date) -> [Event] {
-        let events = Self.interfaceEvents(from: state.interfaces, to: newState.interfaces, at: time)
-        state = newState
-        return events
-    }
-
-    /// The second half of ``update(to:at:)``: evaluates every policy in ``state`` and returns the
-    /// path events since the last paths.
-    package mutating func updatePaths(at time: Date) -> [Event] {
-        let newPaths = evaluate(state)
-        var events: [Event] = []
+        var events = Self.interfaceEvents(from: state.interfaces, to: newState.interfaces, at: time)
+        let newPaths = evaluate(newState)
         for (old, new) in zip(paths, newPaths) { events += Self.pathEvents(from: old, to: new, at: time) }
+        state = newState
         paths = newPaths
         return events
     }

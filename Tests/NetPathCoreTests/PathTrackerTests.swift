@@ -88,31 +88,6 @@ struct PathTrackerTests {
         #expect(up.allSatisfy { !$0.startup && $0.time == later })
     }
 
-    @Test("in two steps, the interface events come first with the paths untouched, then the path events: together what one update gives")
-    func twoStepsGiveWhatOneUpdateGives() {
-        let veth = Sample.uplink(7, "veth0", .other, kind: "veth")
-        var lost = veth
-        lost.carrier = false
-        lost.operState = .lowerlayerdown
-        for (from, to) in [(veth, lost), (lost, veth)] {
-            var whole = tracker([Sample.loopback, from])
-            var stepped = whole
-            let pathsBefore = stepped.paths
-            let state = SystemState(interfaces: [Sample.loopback, to])
-
-            let interfaceEvents = stepped.updateInterfaces(to: state, at: later)
-            #expect(interfaceEvents.allSatisfy { $0.scope == .interface })
-            #expect(stepped.paths == pathsBefore, "the paths wait for the second step")
-            #expect(stepped.state == state)
-            let pathEvents = stepped.updatePaths(at: later)
-            #expect(pathEvents.allSatisfy { $0.scope == .path })
-
-            let events = whole.update(to: state, at: later)
-            #expect(interfaceEvents + pathEvents == events)
-            #expect(stepped.paths == whole.paths && stepped.paths != pathsBefore)
-        }
-    }
-
     @Test func unchangedStateGivesNoEvents() {
         var t = tracker([Sample.loopback, Sample.eth0()])
         #expect(t.update(to: SystemState(interfaces: [Sample.loopback, Sample.eth0()]), at: later).isEmpty)
