@@ -278,6 +278,13 @@ final class MainLoop {
     }
 
     /// Records `update` (with connectivity laid over it), turns it into events, and hands them on.
+    ///
+    /// Every policy is evaluated before any hook starts, even for a change whose only hooks are
+    /// for interface events, which do not need the paths: what is published, and what plugins
+    /// read through their context, is one consistent reading, the state and the paths of the
+    /// same change. Dispatching the interface events first (5978a64, reverted) took ~15,000
+    /// instructions, ~9 µs, off a link hook's start, but let a hook or a plugin see the new
+    /// interfaces beside the old paths (a removed interface still a path's primary).
     private func carryOut(_ raw: SystemUpdate) {
         lastUpdate = raw
         connectivity.observe(raw.state, at: .now)

@@ -94,7 +94,13 @@ public struct SystemStateBuilder: Sendable {
     {
         var interfaces: [Interface] = []
         interfaces.reserveCapacity(snapshot.links.count)
+        // Whether the links come in strictly ascending index order, as the engine lists them:
+        // then their indices are distinct, and counting tells whether any link is gone.
+        var ascending = true
+        var previousIndex: Int32?
         for link in snapshot.links {
+            if let previousIndex, previousIndex >= link.index { ascending = false }
+            previousIndex = link.index
             let entry: Known
             if var cached = known[link.index], cached.facts.name == link.name, cached.facts.linkKind == link.kind {
                 // The same facts and overrides give the same classification: not redone per
@@ -139,7 +145,7 @@ public struct SystemStateBuilder: Sendable {
         }
         // Links that are gone leave `known`. Kept in place otherwise: a dictionary made anew on
         // every change, and the old one freed, cost more than the rest of this function.
-        if known.count != interfaces.count {
+        if !ascending || known.count != interfaces.count {
             let present = Set(snapshot.links.map(\.index))
             known = known.filter { present.contains($0.key) }
         }
