@@ -151,7 +151,8 @@ package struct PathTracker: Sendable {
 
     private static func isStrictlyAscending(_ interfaces: [Interface]) -> Bool {
         // By position: zipping the list with itself copied every interface.
-        for position in interfaces.indices.dropFirst() where interfaces[position - 1].index >= interfaces[position].index {
+        for position in interfaces.indices.dropFirst()
+        where interfaces[position - 1].index >= interfaces[position].index {
             return false
         }
         return true

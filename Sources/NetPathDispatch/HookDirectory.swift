@@ -120,7 +120,12 @@ package final class HookDirectory: Sendable {
         guard let (directory, status) = try? checkedDirectory(), status.st_mode & S_IFMT == S_IFDIR else {
             return Snapshot(names: hookNames(), checked: nil, owner: ObjectIdentifier(self), taken: taken)
         }
-        return Snapshot(names: names(at: Stamp(status)), checked: directory, owner: ObjectIdentifier(self), taken: taken)
+        return Snapshot(
+            names: names(at: Stamp(status)),
+            checked: directory,
+            owner: ObjectIdentifier(self),
+            taken: taken
+        )
     }
 
     /// The hooks directory, checked from `/` now, and its status now: the kept walk when

@@ -122,6 +122,18 @@ struct ConnectivityAgentTests {
             _ = try? await task.value
             try? FileManager.default.removeItem(at: directory)
         }
+
+        /// Runs `body`, then stops the agent and removes its directory, also when `body` throws
+        /// (a failed wait): a failing test leaves neither behind.
+        func stopping(after body: () async throws -> Void) async throws {
+            do {
+                try await body()
+            } catch {
+                await stop()
+                throw error
+            }
+            await stop()
+        }
     }
 
     /// Runs netpathctl on a thread of its own (the in-process agent answers on the pool).
@@ -166,54 +178,56 @@ struct ConnectivityAgentTests {
             )
             let agent = try Running(namespace: namespaces[0], prober: prober, config: Self.config)
             defer { prober.releaseAll() }
+            try await agent.stopping {
+                // The interface event carries old and new state and the portal; the path follows.
+                try await agent.awaitHookRun(
+                    "interface connectivity-changed wired0 portal unknown http://portal.test/login"
+                )
+                try await agent.awaitHookRun("interface connectivity-changed lte0 full unknown -")
+                try await waitUntil("the path to move to lte0") {
+                    agent.hookRuns().contains { $0.hasPrefix("path changed lte0 full") }
+                        || agent.hookRuns().contains { $0.hasPrefix("path connectivity-changed lte0 full") }
+                }
+                let status = try await agent.awaitStatus("the path is on lte0 with full connectivity") {
+                    $0.paths.first?.primary?.name == "lte0" && $0.paths.first?.connectivity == .full
+                }
+                let wired = try #require(status.interfaces.first { $0.name == "wired0" })
+                #expect(wired.connectivity == .portal)
+                #expect(wired.portalURL == "http://portal.test/login")
 
-            // The interface event carries old and new state and the portal; the path follows.
-            try await agent.awaitHookRun(
-                "interface connectivity-changed wired0 portal unknown http://portal.test/login"
-            )
-            try await agent.awaitHookRun("interface connectivity-changed lte0 full unknown -")
-            try await waitUntil("the path to move to lte0") {
-                agent.hookRuns().contains { $0.hasPrefix("path changed lte0 full") }
-                    || agent.hookRuns().contains { $0.hasPrefix("path connectivity-changed lte0 full") }
+                let explain = try #require(try await agent.request(.explain).explain)
+                #expect(explain.text.contains("no connectivity"), "\(explain.text)")
+                #expect(explain.text.contains("HTTP 302 to http://portal.test/login"), "\(explain.text)")
+                let verdict = explain.report.policies.first?.interfaces.first { $0.name == "wired0" }
+                #expect(verdict?.reason == "no-connectivity")
+                #expect(
+                    explain.report.connectivity?.first { $0.interface == "wired0" }?.evidence
+                        == "HTTP 302 to http://portal.test/login"
+                )
+
+                // The portal is passed: a probe now says so, and the primary comes back.
+                prober.set("wired0", .full, evidence: "HTTP 204")
+                let probes = try #require(try await agent.request(.probe, interface: "wired0").probes)
+                #expect(probes.map(\.interface) == ["wired0"])
+                #expect(probes.first?.verdict == .full && probes.first?.connectivity == .full)
+                #expect(probes.first?.evidence == "HTTP 204")
+                try await agent.awaitHookRun("interface connectivity-changed wired0 full portal -")
+                try await agent.awaitHookRun("path changed wired0 full")
+                _ = try await agent.awaitStatus("the path is back on wired0") {
+                    $0.paths.first?.primary?.name == "wired0"
+                }
+
+                // netpathctl probe, text and JSON, through the same socket.
+                let text = try await Self.netpathctl(["probe", "wired0", "--socket", agent.socket])
+                #expect(text.contains("wired0") && text.contains("full") && text.contains("HTTP 204"), "\(text)")
+                let json = try await Self.netpathctl(["probe", "--json", "--socket", agent.socket])
+                let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+                let reports = try #require(object?["probes"] as? [[String: Any]], "\(json)")
+                #expect(Set(reports.compactMap { $0["interface"] as? String }) == ["wired0", "lte0"])
+                #expect(reports.allSatisfy { $0["verdict"] as? String == "full" && $0["evidence"] != nil })
+                let table = try await Self.netpathctl(["status", "--socket", agent.socket])
+                #expect(table.contains("CONNECTIVITY") && table.contains("connectivity: full"), "\(table)")
             }
-            let status = try await agent.awaitStatus("the path is on lte0 with full connectivity") {
-                $0.paths.first?.primary?.name == "lte0" && $0.paths.first?.connectivity == .full
-            }
-            let wired = try #require(status.interfaces.first { $0.name == "wired0" })
-            #expect(wired.connectivity == .portal)
-            #expect(wired.portalURL == "http://portal.test/login")
-
-            let explain = try #require(try await agent.request(.explain).explain)
-            #expect(explain.text.contains("no connectivity"), "\(explain.text)")
-            #expect(explain.text.contains("HTTP 302 to http://portal.test/login"), "\(explain.text)")
-            let verdict = explain.report.policies.first?.interfaces.first { $0.name == "wired0" }
-            #expect(verdict?.reason == "no-connectivity")
-            #expect(
-                explain.report.connectivity?.first { $0.interface == "wired0" }?.evidence
-                    == "HTTP 302 to http://portal.test/login"
-            )
-
-            // The portal is passed: a probe now says so, and the primary comes back.
-            prober.set("wired0", .full, evidence: "HTTP 204")
-            let probes = try #require(try await agent.request(.probe, interface: "wired0").probes)
-            #expect(probes.map(\.interface) == ["wired0"])
-            #expect(probes.first?.verdict == .full && probes.first?.connectivity == .full)
-            #expect(probes.first?.evidence == "HTTP 204")
-            try await agent.awaitHookRun("interface connectivity-changed wired0 full portal -")
-            try await agent.awaitHookRun("path changed wired0 full")
-            _ = try await agent.awaitStatus("the path is back on wired0") { $0.paths.first?.primary?.name == "wired0" }
-
-            // netpathctl probe, text and JSON, through the same socket.
-            let text = try await Self.netpathctl(["probe", "wired0", "--socket", agent.socket])
-            #expect(text.contains("wired0") && text.contains("full") && text.contains("HTTP 204"), "\(text)")
-            let json = try await Self.netpathctl(["probe", "--json", "--socket", agent.socket])
-            let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-            let reports = try #require(object?["probes"] as? [[String: Any]], "\(json)")
-            #expect(Set(reports.compactMap { $0["interface"] as? String }) == ["wired0", "lte0"])
-            #expect(reports.allSatisfy { $0["verdict"] as? String == "full" && $0["evidence"] != nil })
-            let table = try await Self.netpathctl(["status", "--socket", agent.socket])
-            #expect(table.contains("CONNECTIVITY") && table.contains("connectivity: full"), "\(table)")
-            await agent.stop()
         }
     }
 
@@ -227,23 +241,24 @@ struct ConnectivityAgentTests {
             await requests.record(prober.requests)
             let agent = try Running(namespace: namespaces[0], prober: prober, config: Self.config)
             defer { prober.releaseAll() }
-            _ = try await requests.next("the probe of wired0, which hangs", timeout: .seconds(15)) {
-                $0.interface == "wired0"
-            }
-            try await agent.awaitHookRun("interface connectivity-changed lte0 full")
+            try await agent.stopping {
+                _ = try await requests.next("the probe of wired0, which hangs", timeout: .seconds(15)) {
+                    $0.interface == "wired0"
+                }
+                try await agent.awaitHookRun("interface connectivity-changed lte0 full")
 
-            let unplugged = ContinuousClock.now
-            try namespaces[1].ip("link", "set", "lte0p", "down")
-            try await agent.awaitHookRun("interface carrier-down lte0", timeout: .seconds(5))
-            let latency = ContinuousClock.now - unplugged
-            #expect(latency < .seconds(2), "the hook waited \(latency) beside a hung probe")
-            #expect(prober.probeCount("wired0") == 1, "a second probe started beside the one in flight")
-            // Its state stays unknown while the probe hangs.
-            let status = try #require(try await agent.request(.status).status)
-            #expect(status.interfaces.first { $0.name == "wired0" }?.connectivity == .unknown)
-            prober.release("wired0")
-            try await agent.awaitHookRun("interface connectivity-changed wired0 full unknown")
-            await agent.stop()
+                let unplugged = ContinuousClock.now
+                try namespaces[1].ip("link", "set", "lte0p", "down")
+                try await agent.awaitHookRun("interface carrier-down lte0", timeout: .seconds(5))
+                let latency = ContinuousClock.now - unplugged
+                #expect(latency < .seconds(2), "the hook waited \(latency) beside a hung probe")
+                #expect(prober.probeCount("wired0") == 1, "a second probe started beside the one in flight")
+                // Its state stays unknown while the probe hangs.
+                let status = try #require(try await agent.request(.status).status)
+                #expect(status.interfaces.first { $0.name == "wired0" }?.connectivity == .unknown)
+                prober.release("wired0")
+                try await agent.awaitHookRun("interface connectivity-changed wired0 full unknown")
+            }
         }
     }
 
@@ -254,24 +269,25 @@ struct ConnectivityAgentTests {
             let prober = ScriptedConnectivityProber(default: .full)
             let agent = try Running(namespace: namespaces[0], prober: prober, config: Self.config)
             defer { prober.releaseAll() }
-            try await agent.awaitHookRun("interface connectivity-changed wired0 full unknown")
-            let before = prober.probeCount("wired0")
+            try await agent.stopping {
+                try await agent.awaitHookRun("interface connectivity-changed wired0 full unknown")
+                let before = prober.probeCount("wired0")
 
-            prober.set("wired0", .portal, portalURL: "http://portal.test/", evidence: "HTTP 200 with a page")
-            let started = ContinuousClock.now
-            // 200 flaps (down, up) of the peer's end, as fast as ip can: at most 10 s.
-            let lines = (0..<200).flatMap { _ in ["link set wired0p down", "link set wired0p up"] }
-            try namespaces[1].batch(lines)
-            let flapping = ContinuousClock.now - started
-            try await agent.awaitHookRun("interface connectivity-changed wired0 portal", timeout: .seconds(15))
-            let probes = prober.probeCount("wired0") - before
-            // At most one a second while flapping (spacing), plus the one after it settles.
-            let seconds = Int(flapping.components.seconds) + 1
-            #expect(probes <= seconds + 3, "\(probes) probes for 200 flaps in \(flapping)")
-            _ = try await agent.awaitStatus("wired0 is behind a portal") {
-                $0.interfaces.first { $0.name == "wired0" }?.connectivity == .portal
+                prober.set("wired0", .portal, portalURL: "http://portal.test/", evidence: "HTTP 200 with a page")
+                let started = ContinuousClock.now
+                // 200 flaps (down, up) of the peer's end, as fast as ip can: at most 10 s.
+                let lines = (0..<200).flatMap { _ in ["link set wired0p down", "link set wired0p up"] }
+                try namespaces[1].batch(lines)
+                let flapping = ContinuousClock.now - started
+                try await agent.awaitHookRun("interface connectivity-changed wired0 portal", timeout: .seconds(15))
+                let probes = prober.probeCount("wired0") - before
+                // At most one a second while flapping (spacing), plus the one after it settles.
+                let seconds = Int(flapping.components.seconds) + 1
+                #expect(probes <= seconds + 3, "\(probes) probes for 200 flaps in \(flapping)")
+                _ = try await agent.awaitStatus("wired0 is behind a portal") {
+                    $0.interfaces.first { $0.name == "wired0" }?.connectivity == .portal
+                }
             }
-            await agent.stop()
         }
     }
 
@@ -282,33 +298,34 @@ struct ConnectivityAgentTests {
             let prober = ScriptedConnectivityProber(default: .full)
             let agent = try Running(namespace: namespaces[0], prober: prober, config: Self.config)
             defer { prober.releaseAll() }
-            try await agent.awaitHookRun("interface connectivity-changed wired0 full unknown")
+            try await agent.stopping {
+                try await agent.awaitHookRun("interface connectivity-changed wired0 full unknown")
 
-            let file = agent.directory.appendingPathComponent("netpath.toml")
-            var good = try String(contentsOf: file, encoding: .utf8)
-            if !good.hasSuffix("\n") { good += "\n" }
-            // The [connectivity] table is the file's last: the new line belongs to it.
-            try (good + "method = \"ping\"\n").write(to: file, atomically: true, encoding: .utf8)
-            let line = good.split(separator: "\n", omittingEmptySubsequences: false).count
-            let reply: ControlReply = try await withCheckedThrowingContinuation { continuation in
-                let socket = agent.socket
-                Thread.detachNewThread {
-                    continuation.resume(with: Result { try ControlClient(path: socket).request(.reload) })
+                let file = agent.directory.appendingPathComponent("netpath.toml")
+                var good = try String(contentsOf: file, encoding: .utf8)
+                if !good.hasSuffix("\n") { good += "\n" }
+                // The [connectivity] table is the file's last: the new line belongs to it.
+                try (good + "method = \"ping\"\n").write(to: file, atomically: true, encoding: .utf8)
+                let line = good.split(separator: "\n", omittingEmptySubsequences: false).count
+                let reply: ControlReply = try await withCheckedThrowingContinuation { continuation in
+                    let socket = agent.socket
+                    Thread.detachNewThread {
+                        continuation.resume(with: Result { try ControlClient(path: socket).request(.reload) })
+                    }
                 }
-            }
-            #expect(reply.ok == false)
-            #expect(
-                reply.error?.contains(
-                    "\(file.path):\(line):10: error: method must be \"http\" or \"icmp\", found \"ping\""
+                #expect(reply.ok == false)
+                #expect(
+                    reply.error?.contains(
+                        "\(file.path):\(line):10: error: method must be \"http\" or \"icmp\", found \"ping\""
+                    )
+                        == true,
+                    "\(reply.error ?? "")"
                 )
-                    == true,
-                "\(reply.error ?? "")"
-            )
-            // Still probing with the old settings: a probe now answers.
-            prober.set("wired0", .limited, evidence: "HTTP 500")
-            let probes = try #require(try await agent.request(.probe, interface: "wired0").probes)
-            #expect(probes.first?.connectivity == .limited)
-            await agent.stop()
+                // Still probing with the old settings: a probe now answers.
+                prober.set("wired0", .limited, evidence: "HTTP 500")
+                let probes = try #require(try await agent.request(.probe, interface: "wired0").probes)
+                #expect(probes.first?.connectivity == .limited)
+            }
         }
     }
 

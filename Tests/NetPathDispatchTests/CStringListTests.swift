@@ -26,7 +26,12 @@ struct CStringListTests {
         list.append(Array("NETPATH_INTERFACE=".utf8), [0x65, 0xff])
         list.append([], "")
         #expect(list.count == 4)
-        #expect(list.entries == [Array("NETPATH_EVENT=up".utf8), Array("NETPATH_RULE=".utf8), Array("NETPATH_INTERFACE=".utf8) + [0x65, 0xff], []])
+        #expect(
+            list.entries == [
+                Array("NETPATH_EVENT=up".utf8), Array("NETPATH_RULE=".utf8),
+                Array("NETPATH_INTERFACE=".utf8) + [0x65, 0xff], [],
+            ]
+        )
         #expect(strings(list).count == 4)
         #expect(strings(list)[0] == "NETPATH_EVENT=up")
         #expect(strings(list)[3] == "")
