@@ -46,7 +46,7 @@ private struct Evaluation {
         var metric: PerFamily<UInt32>
         var gateways: PerFamily<IPAddress>
         /// The families for which this interface is the kernel's route to the internet.
-        var kernelFamilies = PerFamily<Bool>()
+        var kernelFamilies = PerFamily<Void>()
         /// The table of the route chosen per family, when it is not `main`.
         var tables = PerFamily<UInt32>()
 
@@ -172,7 +172,7 @@ private struct Evaluation {
 
         var metric = PerFamily<UInt32>()
         var gateways = PerFamily<IPAddress>()
-        var kernelFamilies = PerFamily<Bool>()
+        var kernelFamilies = PerFamily<Void>()
         var tables = PerFamily<UInt32>()
         if let target {
             let name = policy.target ?? ""
@@ -192,7 +192,7 @@ private struct Evaluation {
             gateways[family] = route.gateway
             // The interface the kernel sends the target's traffic through ranks as the kernel's
             // route does without a target: ahead of metrics, which do not compare across tables.
-            if route.isKernelChoice { kernelFamilies[family] = true }
+            if route.isKernelChoice { kernelFamilies.insert(family) }
             if route.table != DefaultRoute.mainTable { tables[family] = route.table }
         } else {
             for family in addressed {
@@ -201,7 +201,7 @@ private struct Evaluation {
                 if let route = kernelRoutes.first(where: { $0.family == family && $0.interfaceIndex == i.index }) {
                     metric[family] = route.metric
                     gateways[family] = route.gateway
-                    kernelFamilies[family] = true
+                    kernelFamilies.insert(family)
                     if route.table != DefaultRoute.mainTable { tables[family] = route.table }
                 } else if let route = i.bestDefaultRoute(family) {
                     metric[family] = route.metric
@@ -254,8 +254,8 @@ private struct Evaluation {
         if pa != pb { return pa < pb }
         // The kernel's own route next: metrics of different tables do not compare, and a rule
         // can send traffic past a lower metric.
-        let ka = family.map { a.kernelFamilies[$0] != nil } ?? !a.kernelFamilies.isEmpty
-        let kb = family.map { b.kernelFamilies[$0] != nil } ?? !b.kernelFamilies.isEmpty
+        let ka = family.map { a.kernelFamilies.contains($0) } ?? !a.kernelFamilies.isEmpty
+        let kb = family.map { b.kernelFamilies.contains($0) } ?? !b.kernelFamilies.isEmpty
         if ka != kb { return ka }
         let ma = family.flatMap { a.metric[$0] } ?? a.bestMetric
         let mb = family.flatMap { b.metric[$0] } ?? b.bestMetric
@@ -280,7 +280,7 @@ private struct Evaluation {
             let via = c.gateways[family].map { " via \($0)" } ?? ""
             let table = c.tables[family].map { " table \(KernelRoute.tableName($0))" } ?? ""
             let rule: String
-            if c.kernelFamilies[family] == nil {
+            if !c.kernelFamilies.contains(family) {
                 rule = ""
             } else if let target = policy.target {
                 // The probe's rule says nothing about the target's route.
@@ -328,6 +328,14 @@ private struct PerFamily<Value> {
     }
 
     var isEmpty: Bool { ipv4 == nil && ipv6 == nil }
+
+    /// Whether `family` has a value: for a set of families, `PerFamily<Void>`.
+    func contains(_ family: IPAddress.Family) -> Bool { self[family] != nil }
+}
+
+extension PerFamily where Value == Void {
+    /// Adds `family` to a set of families.
+    mutating func insert(_ family: IPAddress.Family) { self[family] = () }
 }
 
 extension PerFamily where Value: Comparable {

@@ -22,20 +22,8 @@ struct CStringList: Hashable, Sendable {
 
     init() {}
 
-    /// The list of `entries`, each cut at its first NUL.
-    init(_ entries: [[UInt8]]) {
-        bytes.reserveCapacity(entries.reduce(0) { $0 + $1.count + 1 })
-        for entry in entries { append(entry) }
-    }
-
     /// Room for `byteCount` bytes of entries without growing.
     mutating func reserveCapacity(_ byteCount: Int) { bytes.reserveCapacity(byteCount) }
-
-    /// Appends one entry: `bytes` up to their first NUL.
-    mutating func append(_ entry: [UInt8]) {
-        entry.withUnsafeBytes { appendPart($0) }
-        end()
-    }
 
     /// Appends one entry `prefix` + `value` (UTF-8), up to the first NUL: `NAME=` and a value.
     mutating func append(_ prefix: [UInt8], _ value: String) {

@@ -118,12 +118,13 @@ package struct HookInvocation: Hashable, Sendable {
             // list grows while it is written.
             before.reserveCapacity(128)
             after.reserveCapacity(768)
-            HookInvocation.forEachValue(for: event, rule: nil) { slot, value in
-                let prefix = HookInvocation.entryPrefixes[slot]
+            var slot = 0
+            HookInvocation.forEachVariable(for: event, rule: nil) { _, value in
+                defer { slot += 1 }
                 if slot < HookInvocation.ruleSlot {
-                    HookInvocation.append(slot, prefix, value, to: &before)
+                    HookInvocation.append(slot, value, to: &before)
                 } else if slot > HookInvocation.ruleSlot {
-                    HookInvocation.append(slot, prefix, value, to: &after)
+                    HookInvocation.append(slot, value, to: &after)
                 }
             }
             beforeRule = before
@@ -186,11 +187,7 @@ package struct HookInvocation: Hashable, Sendable {
 
     /// argv as the hook gets it: the interface name (argv[1]) is the kernel's bytes, not its
     /// escaped string form (``InterfaceName``); everything else is UTF-8.
-    package var argumentBytes: [[UInt8]] {
-        arguments.enumerated().map { index, argument in
-            index == 1 ? InterfaceName.kernelBytes(argument) : Array(argument.utf8)
-        }
-    }
+    package var argumentBytes: [[UInt8]] { arguments.isEmpty ? [] : argumentList.entries }
 
     /// ``argumentBytes`` as the spawn passes them; argv[0] alone (the hook's name) when there are
     /// no arguments.
@@ -216,7 +213,7 @@ package struct HookInvocation: Hashable, Sendable {
             // An event's hook: its payload's entries, with its own rule.
             var list = payload.beforeRule
             list.reserveCapacity(list.bytes.count + payload.afterRule.bytes.count + rule.utf8.count + 16)
-            Self.append(Self.ruleSlot, Self.entryPrefixes[Self.ruleSlot], rule, to: &list)
+            Self.append(Self.ruleSlot, rule, to: &list)
             list.append(contentsOf: payload.afterRule)
             return list
         }
@@ -241,9 +238,10 @@ package struct HookInvocation: Hashable, Sendable {
         return list
     }
 
-    /// Appends the entry of variable `slot` of ``environmentNames`` (`prefix` is its `NAME=`):
-    /// the kernel's bytes for an interface name, UTF-8 otherwise.
-    private static func append(_ slot: Int, _ prefix: [UInt8], _ value: String, to list: inout CStringList) {
+    /// Appends the entry `NAME=value` of variable `slot` of ``environmentNames``: the kernel's
+    /// bytes for an interface name, UTF-8 otherwise.
+    private static func append(_ slot: Int, _ value: String, to list: inout CStringList) {
+        let prefix = entryPrefixes[slot]
         if slot == interfaceSlot || slot == previousInterfaceSlot {
             list.append(prefix, InterfaceName.kernelBytes(value))
         } else {
@@ -271,13 +269,14 @@ package struct HookInvocation: Hashable, Sendable {
     static func variables(for event: Event, rule: String?) -> [(name: String, value: String)] {
         var variables: [(name: String, value: String)] = []
         variables.reserveCapacity(environmentNames.count)
-        forEachValue(for: event, rule: rule) { slot, value in variables.append((environmentNames[slot], value)) }
+        forEachVariable(for: event, rule: rule) { name, value in variables.append((name, value)) }
         return variables
     }
 
-    /// Calls `body` with each variable of the table above, as its position in
-    /// ``environmentNames`` and its value, in that order: the one place the values are made.
-    static func forEachValue(for event: Event, rule: String?, _ body: (Int, String) -> Void) {
+    /// Calls `body` with each variable of the table above, name and value, in
+    /// ``environmentNames`` order: the one place the values are made. (The payload writes them
+    /// as they come, without a list of pairs in between.)
+    static func forEachVariable(for event: Event, rule: String?, _ body: (String, String) -> Void) {
         func flag(_ value: Bool) -> String { value ? "1" : "0" }
         let state = event.interfaceState
         let path = event.path
@@ -316,23 +315,28 @@ package struct HookInvocation: Hashable, Sendable {
                 connectivity == .portal ? state?.portalURL ?? "" : "",
             ]
         }
-        // In environmentNames order, NETPATH_EVENT to LANG (HookInvocationTests checks the names
-        // and the order).
-        body(0, event.name.rawValue)
-        body(1, event.scope.rawValue)
-        body(2, event.policy ?? "")
-        body(3, rule ?? "")
-        body(4, event.interface ?? "")
-        body(5, (event.interfaceType ?? state?.type)?.rawValue ?? "")
-        body(6, state?.kind ?? "")
-        body(7, event.previousInterface ?? "")
-        // NETPATH_STATUS to NETPATH_GATEWAYS.
-        for (offset, value) in scoped[0..<8].enumerated() { body(8 + offset, value) }
-        body(16, flag(event.startup))
-        body(17, scoped[8])
-        body(18, event.previousConnectivity?.rawValue ?? "")
-        body(19, scoped[9])
-        body(20, Self.path)
-        body(21, Self.language)
+        // In environmentNames order (HookInvocationTests checks the names and the order).
+        body("NETPATH_EVENT", event.name.rawValue)
+        body("NETPATH_SCOPE", event.scope.rawValue)
+        body("NETPATH_POLICY", event.policy ?? "")
+        body("NETPATH_RULE", rule ?? "")
+        body("NETPATH_INTERFACE", event.interface ?? "")
+        body("NETPATH_INTERFACE_TYPE", (event.interfaceType ?? state?.type)?.rawValue ?? "")
+        body("NETPATH_INTERFACE_KIND", state?.kind ?? "")
+        body("NETPATH_PREVIOUS_INTERFACE", event.previousInterface ?? "")
+        body("NETPATH_STATUS", scoped[0])
+        body("NETPATH_METERED", scoped[1])
+        body("NETPATH_CONSTRAINED", scoped[2])
+        body("NETPATH_IPV4", scoped[3])
+        body("NETPATH_IPV6", scoped[4])
+        body("NETPATH_DNS", scoped[5])
+        body("NETPATH_ADDRESSES", scoped[6])
+        body("NETPATH_GATEWAYS", scoped[7])
+        body("NETPATH_STARTUP", flag(event.startup))
+        body("NETPATH_CONNECTIVITY", scoped[8])
+        body("NETPATH_PREVIOUS_CONNECTIVITY", event.previousConnectivity?.rawValue ?? "")
+        body("NETPATH_PORTAL_URL", scoped[9])
+        body("PATH", Self.path)
+        body("LANG", Self.language)
     }
 }

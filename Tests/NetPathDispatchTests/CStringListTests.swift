@@ -5,6 +5,13 @@ import Testing
 
 /// The buffer a hook's argv and environment are spawned from.
 struct CStringListTests {
+    /// A list of `entries`, each appended whole.
+    private func made(_ entries: [[UInt8]]) -> CStringList {
+        var list = CStringList()
+        for entry in entries { list.append([], entry) }
+        return list
+    }
+
     /// The C strings `list` hands to `execve`, read back through its pointers.
     private func strings(_ list: CStringList) -> [String] {
         list.withPointers { pointers in
@@ -21,7 +28,7 @@ struct CStringListTests {
     @Test("entries come back in order through the pointers, the empty one included, and the array ends with NULL")
     func entriesInOrder() {
         var list = CStringList()
-        list.append(Array("NETPATH_EVENT=up".utf8))
+        list.append([], Array("NETPATH_EVENT=up".utf8))
         list.append(Array("NETPATH_RULE=".utf8), "")
         list.append(Array("NETPATH_INTERFACE=".utf8), [0x65, 0xff])
         list.append([], "")
@@ -47,17 +54,17 @@ struct CStringListTests {
         list.append(Array("F=".utf8), "kept")
         #expect(list.count == 4)
         #expect(strings(list) == ["A=x", "C=y", "D", "F=kept"])
-        #expect(CStringList([Array("G=1".utf8), [0x48, 0, 0x49]]).entries == [Array("G=1".utf8), [0x48]])
+        #expect(made([Array("G=1".utf8), [0x48, 0, 0x49]]).entries == [Array("G=1".utf8), [0x48]])
     }
 
     @Test("appending a list keeps both lists' entries, in order")
     func appendingAList() {
-        var first = CStringList([Array("A=1".utf8)])
-        let second = CStringList([Array("B=2".utf8), Array("C=3".utf8)])
+        var first = made([Array("A=1".utf8)])
+        let second = made([Array("B=2".utf8), Array("C=3".utf8)])
         first.append(contentsOf: second)
         #expect(first.count == 3)
         #expect(strings(first) == ["A=1", "B=2", "C=3"])
-        #expect(first == CStringList([Array("A=1".utf8), Array("B=2".utf8), Array("C=3".utf8)]))
+        #expect(first == made([Array("A=1".utf8), Array("B=2".utf8), Array("C=3".utf8)]))
     }
 
     @Test("an environment value with a NUL adds no variable to a hook's environment")
