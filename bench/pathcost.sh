@@ -10,6 +10,11 @@
 # read: the snapshot is handed on) to `np_spawn` (the hook's clone). It prints the median
 # per change, and the functions of a typical change with their inclusive counts.
 #
+# It also prints the code's footprint: the distinct 64-byte lines of code a change executes.
+# With changes 40 ms apart, the caches and TLBs have been refilled by other work before each
+# change, so every one of those lines is fetched again; the path's time follows its footprint
+# (and its data's) more than its instruction count (BENCHMARKS.md).
+#
 #   bench/pathcost.sh [NETPATHD] [TOGGLES]     # default .build/install/release/netpathd, 20
 #
 # Needs root, ip, valgrind and objcopy (Debian: valgrind, binutils). valgrind 3.19 cannot read
@@ -58,7 +63,7 @@ new_ns "$PREFIX-p"
 add_veth "$PREFIX" "$PREFIX-p"
 
 PUBLISH='$s12NetPathLinux13NetlinkEngineC7publish*'
-ip netns exec "$PREFIX" valgrind --tool=callgrind --separate-threads=yes \
+ip netns exec "$PREFIX" valgrind --tool=callgrind --separate-threads=yes --dump-instr=yes \
     "--dump-before=$PUBLISH" --dump-before=np_spawn \
     --callgrind-out-file="$WORK/out/cg" "$WORK/netpathd" --config "$WORK/netpathd.toml" --control-socket "$WORK/netpathd.sock" \
     >"$WORK/out/log" 2>&1 &
@@ -106,10 +111,56 @@ changes.sort()
 median, typical = changes[len(changes) // 2]
 print(f"engine publish -> np_spawn: median {median:,} instructions per change "
       f"({len(changes)} changes; min {changes[0][0]:,}, max {changes[-1][0]:,})")
+
+
+def code_lines(path):
+    """The distinct 64-byte lines of code a dump executed, per function: what a change fetches
+    into the instruction cache. Between changes 40 ms apart that cache (and the TLBs) has been
+    refilled by other work, so each of these lines is a miss, and misses, not instructions,
+    are most of the path's time (BENCHMARKS.md)."""
+    names, objects, per_function = {}, {}, {}
+    function = obj = None
+    address = 0
+    for row in open(path, errors="replace"):
+        key, _, rest = row.partition("=")
+        if key in ("fn", "ob", "cfn", "cob", "fl", "fi", "fe", "cfi", "cfl"):
+            match = re.match(r"\((\d+)\)(?: (.*))?", rest.rstrip("\n"))
+            table = objects if key in ("ob", "cob") else names
+            value = rest.strip()
+            if match:
+                if match.group(2):
+                    table[match.group(1)] = match.group(2)
+                value = table.get(match.group(1), "?")
+            if key == "fn":
+                function = value
+            elif key == "ob":
+                obj = value
+            continue
+        if not row or row[0] not in "+-*0":
+            continue
+        token = row.split()[0]
+        if token.startswith("0x"):
+            address = int(token, 16)
+        elif token[0] == "+":
+            address += int(token[1:])
+        elif token[0] == "-":
+            address -= int(token[1:])
+        per_function.setdefault(function, set()).add((obj, address >> 6))
+    return per_function
+
+
+footprints = sorted((len(set().union(*code_lines(path).values())), path) for _, path in changes)
+lines, _ = footprints[len(footprints) // 2]
+print(f"code it runs: median {lines:,} distinct 64-byte lines per change ({lines * 64 // 1024} KiB; "
+      f"min {footprints[0][0]:,}, max {footprints[-1][0]:,})")
 print("a typical change, inclusive (callgrind_annotate):")
 annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=95", typical],
                            capture_output=True, text=True).stdout
 rows = annotated.split("file:function", 1)[-1].splitlines()
 for row in [r for r in rows if re.match(r"^\s*[\d,]+ \(", r)][:40]:
     print("  " + row[:160])
+print("the same change, the functions whose own code spans the most lines:")
+per_function = code_lines(typical)
+for function, spans in sorted(per_function.items(), key=lambda item: -len(item[1]))[:25]:
+    print(f"  {len(spans):5}  {function[:150]}")
 PY
