@@ -25,12 +25,12 @@ package struct PathEvaluator: Sendable {
     /// Without the verdicts: their descriptions are text for `netpathctl explain`, and the
     /// tracker evaluates every policy on every change (the descriptions were a third of that).
     package func path(for state: SystemState) -> NetworkPath {
-        Evaluation(policy: policy, kernelRoutes: state.kernelRoutes).run(state, verdicts: false).path
+        Evaluation(policy: policy, kernelRoutes: state.kernelRoutes, explaining: false).run(state).path
     }
 
     /// The path for `state` and the verdict on every interface.
     package func evaluate(_ state: SystemState) -> PathEvaluation {
-        Evaluation(policy: policy, kernelRoutes: state.kernelRoutes).run(state, verdicts: true)
+        Evaluation(policy: policy, kernelRoutes: state.kernelRoutes, explaining: true).run(state)
     }
 }
 
@@ -38,6 +38,8 @@ package struct PathEvaluator: Sendable {
 private struct Evaluation {
     let policy: PathPolicy
     let kernelRoutes: [KernelRoute]
+    /// Whether the verdicts, with their text, are wanted: only `netpathctl explain` asks.
+    let explaining: Bool
 
     private struct Candidate {
         var interface: Interface
@@ -53,8 +55,10 @@ private struct Evaluation {
         var bestMetric: UInt32 { metric.minimum ?? .max }
     }
 
-    func run(_ state: SystemState, verdicts withVerdicts: Bool) -> PathEvaluation {
+    func run(_ state: SystemState) -> PathEvaluation {
         var candidates: [Candidate] = []
+        // Every rejection decides the status; the interfaces and the text only the verdicts need.
+        var rejections: [PathEvaluation.Rejection] = []
         var rejected: [(Interface, PathEvaluation.Rejection, String)] = []
         // A target the state does not carry yet (a reload just added it) is being looked up.
         let target = policy.target.map { state.targets[$0] ?? .init(addresses: [], routes: [], resolution: .pending) }
@@ -62,7 +66,9 @@ private struct Evaluation {
         for interface in state.interfaces {
             switch examine(interface, target: target) {
             case .success(let candidate): candidates.append(candidate)
-            case .failure(let why): rejected.append((interface, why.rejection, why.detail))
+            case .failure(let why):
+                rejections.append(why.rejection)
+                if explaining { rejected.append((interface, why.rejection, why.detail)) }
             }
         }
 
@@ -98,11 +104,11 @@ private struct Evaluation {
         var reason: NetworkPath.UnsatisfiedReason?
         if !ordered.isEmpty {
             status = .satisfied
-        } else if rejected.contains(where: { $0.1 == .noAddress }) {
+        } else if rejections.contains(.noAddress) {
             status = .requiresConnection
         } else {
             status = .unsatisfied
-            reason = unsatisfiedReason(rejected.map(\.1))
+            reason = unsatisfiedReason(rejections)
         }
 
         let primaryInterface = ordered.first?.interface
@@ -125,7 +131,7 @@ private struct Evaluation {
         )
 
         var verdicts: [PathEvaluation.Verdict] = []
-        guard withVerdicts else { return PathEvaluation(path: path, verdicts: verdicts) }
+        guard explaining else { return PathEvaluation(path: path, verdicts: verdicts) }
         for (rank, candidate) in ordered.enumerated() {
             let outcome: PathEvaluation.Outcome =
                 rank == 0
@@ -143,31 +149,42 @@ private struct Evaluation {
         var detail: String
     }
 
+    /// A rejection, its text written only when the verdicts are wanted: the tracker evaluates
+    /// every policy against every interface on every change, and reads no text (a host with
+    /// dozens of links formatted dozens of strings per change for nobody).
+    private func why(_ rejection: PathEvaluation.Rejection, _ detail: @autoclosure () -> String) -> Why {
+        Why(rejection: rejection, detail: explaining ? detail() : "")
+    }
+
     private func examine(_ i: Interface, target: SystemState.TargetReachability?) -> Result<Candidate, Why> {
         if i.type == .loopback && !policy.require.contains(.loopback) {
-            return .failure(Why(rejection: .loopback, detail: "loopback never carries a path"))
+            return .failure(why(.loopback, "loopback never carries a path"))
         }
         if !policy.require.isEmpty && !policy.require.contains(i.type) {
-            let allowed = policy.require.map(\.rawValue).joined(separator: ", ")
-            return .failure(Why(rejection: .wrongType, detail: "type \(i.type) is not in require [\(allowed)]"))
+            return .failure(
+                why(
+                    .wrongType,
+                    "type \(i.type) is not in require [\(policy.require.map(\.rawValue).joined(separator: ", "))]"
+                )
+            )
         }
         if policy.prohibit.contains(i.type) {
-            return .failure(Why(rejection: .prohibited, detail: "type \(i.type) is prohibited"))
+            return .failure(why(.prohibited, "type \(i.type) is prohibited"))
         }
         if i.isMetered && policy.metered == .deny {
             return .failure(
-                Why(rejection: .meteredDenied, detail: "metered (\(i.meteredReason.rawValue)) and metered = \"deny\"")
+                why(.meteredDenied, "metered (\(i.meteredReason.rawValue)) and metered = \"deny\"")
             )
         }
         if !i.adminUp {
-            return .failure(Why(rejection: .adminDown, detail: "administratively down"))
+            return .failure(why(.adminDown, "administratively down"))
         }
         if !i.carrier {
-            return .failure(Why(rejection: .noCarrier, detail: "no carrier"))
+            return .failure(why(.noCarrier, "no carrier"))
         }
         let addressed = [IPAddress.Family.ipv4, .ipv6].filter { i.hasUsableAddress($0) }
         if addressed.isEmpty {
-            return .failure(Why(rejection: .noAddress, detail: "no usable address yet"))
+            return .failure(why(.noAddress, "no usable address yet"))
         }
 
         var metric = PerFamily<UInt32>()
@@ -177,16 +194,12 @@ private struct Evaluation {
         if let target {
             let name = policy.target ?? ""
             guard let family = target.addresses.first?.family else {
-                let why: String
-                switch target.resolution {
-                case .pending, .resolved: why = "its name is still being looked up"
-                case .failed(let reason): why = reason.escapingControlCharacters
-                }
-                return .failure(Why(rejection: .targetUnresolved, detail: "target \(name) is unresolved: \(why)"))
+                let resolution = target.resolution
+                return .failure(why(.targetUnresolved, "target \(name) is unresolved: \(Self.describe(resolution))"))
             }
             guard let route = target.routes.first(where: { $0.interfaceIndex == i.index }), addressed.contains(family)
             else {
-                return .failure(Why(rejection: .noRouteToTarget, detail: "no route to \(name)"))
+                return .failure(why(.noRouteToTarget, "no route to \(name)"))
             }
             metric[family] = route.metric
             gateways[family] = route.gateway
@@ -210,20 +223,22 @@ private struct Evaluation {
                 }
             }
             if metric.isEmpty {
-                let families = addressed.map { $0 == .ipv4 ? "IPv4" : "IPv6" }.joined(separator: "/")
                 return .failure(
-                    Why(rejection: .noDefaultRoute, detail: "has \(families) addresses but no default route")
+                    why(
+                        .noDefaultRoute,
+                        "has \(addressed.map { $0 == .ipv4 ? "IPv4" : "IPv6" }.joined(separator: "/")) addresses but no default route"
+                    )
                 )
             }
         }
         // Last: an interface that could carry the path but whose probe found too little. Only a
         // verdict counts against it; unknown (not probed yet, or not probed) does not.
         if let required = policy.requireConnectivity, !i.connectivity.satisfies(required) {
-            let evidence = i.connectivityEvidence.map { ": \($0)" } ?? ""
             return .failure(
-                Why(
-                    rejection: .connectivity,
-                    detail: "connectivity \(i.connectivity), require_connectivity = \"\(required)\"\(evidence)"
+                why(
+                    .connectivity,
+                    "connectivity \(i.connectivity), require_connectivity = \"\(required)\""
+                        + (i.connectivityEvidence.map { ": \($0)" } ?? "")
                 )
             )
         }
@@ -273,6 +288,14 @@ private struct Evaluation {
         if !winner.kernelFamilies.isEmpty && loser.kernelFamilies.isEmpty { return .notKernelRoute }
         if loser.bestMetric > winner.bestMetric { return .higherMetric }
         return .tieBreak
+    }
+
+    /// Why a target has no address yet, for its rejection's text.
+    private static func describe(_ resolution: SystemState.TargetReachability.Resolution) -> String {
+        switch resolution {
+        case .pending, .resolved: "its name is still being looked up"
+        case .failed(let reason): reason.escapingControlCharacters
+        }
     }
 
     private func describe(_ c: Candidate) -> String {
