@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let eth0 = Interface(index: 2, name: "eth0", type: .wired,
-///                      addresses: ["192.0.2.10/24"], defaultRoutes: [.init(via: IPAddress("192.0.2.1")!)])
+///                      addresses: ["192.0.2.10/24"], defaultRoutes: [.init(via: "192.0.2.1")])
 /// ```
 public struct Interface: Hashable, Sendable, Identifiable {
     /// The kernel's operational state (RFC 2863), as `ip link` prints it in lower case.
@@ -25,50 +25,168 @@ public struct Interface: Hashable, Sendable, Identifiable {
         case `default`
     }
 
+    /// The values, shared by copies until one of them changes (copy on write).
+    ///
+    /// Why not stored inline: an `Interface` is copied wherever the path is decided (the state,
+    /// the tracker's diff, each policy's candidates, the events, the hook's payload), and inline
+    /// each copy retained and released its ~15 reference-counted fields one by one; the copies
+    /// were a third of a change's work on a host with a few dozen links (callgrind,
+    /// BENCHMARKS.md). Shared, a copy is one retain, and two copies of one value compare equal
+    /// without reading a field.
+    private var storage: Storage
+
+    /// The stored values of an ``Interface``.
+    private struct Fields: Hashable, Sendable {
+        var index: Int32
+        var name: String
+        var type: InterfaceType
+        var kind: String
+        var driver: String
+        var adminUp: Bool
+        var carrier: Bool
+        var operState: OperationalState
+        var mtu: UInt32
+        var mac: String
+        var isMetered: Bool
+        var meteredReason: MeteredReason
+        var isConstrained: Bool
+        var addresses: [InterfaceAddress]
+        var defaultRoutes: [DefaultRoute]
+        var classifiedBy: [String]
+        var connectivity: Connectivity
+        var portalURL: String?
+        var roundTrip: Duration?
+        var loss: Double?
+        var connectivityEvidence: String?
+    }
+
+    /// The box the values live in. `@unchecked Sendable`: its fields are written only through
+    /// ``fields``, which first makes the box unique to the one value being changed, so a box
+    /// that any other value, and so any other thread, can see is never written.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
+
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// The values, for changing: the box is copied first when another value shares it.
+    /// (`_modify`, here and on each property, changes a value in place, so that appending to
+    /// ``addresses`` copies no array the box already holds.)
+    private var fields: Fields {
+        get { storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            yield &storage.fields
+        }
+    }
+
     /// The kernel's interface index; stable for the life of the link.
-    public var index: Int32
+    public var index: Int32 {
+        get { storage.fields.index }
+        _modify { yield &fields.index }
+    }
     /// The interface name; a link can be renamed.
-    public var name: String
+    public var name: String {
+        get { storage.fields.name }
+        _modify { yield &fields.name }
+    }
     /// The classified type.
-    public var type: InterfaceType
+    public var type: InterfaceType {
+        get { storage.fields.type }
+        _modify { yield &fields.type }
+    }
     /// The netlink link kind or sysfs DEVTYPE (`veth`, `bridge`, `tun`, `wlan`, …); empty for plain hardware.
-    public var kind: String
+    public var kind: String {
+        get { storage.fields.kind }
+        _modify { yield &fields.kind }
+    }
     /// The kernel driver bound to the device, when there is a device.
-    public var driver: String
+    public var driver: String {
+        get { storage.fields.driver }
+        _modify { yield &fields.driver }
+    }
     /// The administrator set the link up (`IFF_UP`).
-    public var adminUp: Bool
+    public var adminUp: Bool {
+        get { storage.fields.adminUp }
+        _modify { yield &fields.adminUp }
+    }
     /// The lower layer reports carrier (`IFF_LOWER_UP`).
-    public var carrier: Bool
+    public var carrier: Bool {
+        get { storage.fields.carrier }
+        _modify { yield &fields.carrier }
+    }
     /// The operational state.
-    public var operState: OperationalState
+    public var operState: OperationalState {
+        get { storage.fields.operState }
+        _modify { yield &fields.operState }
+    }
     /// The MTU.
-    public var mtu: UInt32
+    public var mtu: UInt32 {
+        get { storage.fields.mtu }
+        _modify { yield &fields.mtu }
+    }
     /// The hardware address, lower-case colon-separated; empty when the link has none.
-    public var mac: String
+    public var mac: String {
+        get { storage.fields.mac }
+        _modify { yield &fields.mac }
+    }
     /// Whether traffic on this interface should be treated as costly.
-    public var isMetered: Bool
+    public var isMetered: Bool {
+        get { storage.fields.isMetered }
+        _modify { yield &fields.isMetered }
+    }
     /// Where ``isMetered`` came from.
-    public var meteredReason: MeteredReason
+    public var meteredReason: MeteredReason {
+        get { storage.fields.meteredReason }
+        _modify { yield &fields.meteredReason }
+    }
     /// Whether the configuration marks this interface as constrained (low-data mode).
-    public var isConstrained: Bool
+    public var isConstrained: Bool {
+        get { storage.fields.isConstrained }
+        _modify { yield &fields.isConstrained }
+    }
     /// The configured addresses, sorted.
-    public var addresses: [InterfaceAddress]
+    public var addresses: [InterfaceAddress] {
+        get { storage.fields.addresses }
+        _modify { yield &fields.addresses }
+    }
     /// The default routes leaving through this interface, sorted.
-    public var defaultRoutes: [DefaultRoute]
+    public var defaultRoutes: [DefaultRoute] {
+        get { storage.fields.defaultRoutes }
+        _modify { yield &fields.defaultRoutes }
+    }
     /// The facts the classification used, in the order they were considered (e.g. `"arptype=1"`).
-    public var classifiedBy: [String]
+    public var classifiedBy: [String] {
+        get { storage.fields.classifiedBy }
+        _modify { yield &fields.classifiedBy }
+    }
     /// Whether the link reaches the internet, as the agent's connectivity probes found it after
     /// hysteresis (docs/connectivity.md); ``Connectivity/unknown`` when it is not probed.
-    public var connectivity: Connectivity
+    public var connectivity: Connectivity {
+        get { storage.fields.connectivity }
+        _modify { yield &fields.connectivity }
+    }
     /// The captive portal's URL, when ``connectivity`` is ``Connectivity/portal``.
-    public var portalURL: String?
+    public var portalURL: String? {
+        get { storage.fields.portalURL }
+        _modify { yield &fields.portalURL }
+    }
     /// The round-trip time the last probe measured, when anything answered.
-    public var roundTrip: Duration?
+    public var roundTrip: Duration? {
+        get { storage.fields.roundTrip }
+        _modify { yield &fields.roundTrip }
+    }
     /// The fraction of the last probe's requests that got no answer (0...1), when probed.
-    public var loss: Double?
+    public var loss: Double? {
+        get { storage.fields.loss }
+        _modify { yield &fields.loss }
+    }
     /// Why ``connectivity`` is what it is: the last probe's evidence (`HTTP 302 to …`), single-line
     /// and escaped; `nil` when the interface was never probed.
-    public var connectivityEvidence: String?
+    public var connectivityEvidence: String? {
+        get { storage.fields.connectivityEvidence }
+        _modify { yield &fields.connectivityEvidence }
+    }
 
     public var id: Int32 { index }
 
@@ -96,28 +214,39 @@ public struct Interface: Hashable, Sendable, Identifiable {
         loss: Double? = nil,
         connectivityEvidence: String? = nil
     ) {
-        self.index = index
-        self.name = name
-        self.type = type
-        self.kind = kind
-        self.driver = driver
-        self.adminUp = adminUp
-        self.carrier = carrier
-        self.operState = operState ?? (adminUp && carrier ? .up : (adminUp ? .lowerlayerdown : .down))
-        self.mtu = mtu
-        self.mac = mac
-        self.isMetered = isMetered
-        self.meteredReason = meteredReason ?? (type == .cellular && isMetered ? .cellular : .default)
-        self.isConstrained = isConstrained
-        self.addresses = addresses.sorted()
-        self.defaultRoutes = defaultRoutes.sorted()
-        self.classifiedBy = classifiedBy
-        self.connectivity = connectivity
-        self.portalURL = portalURL
-        self.roundTrip = roundTrip
-        self.loss = loss
-        self.connectivityEvidence = connectivityEvidence
+        storage = Storage(
+            Fields(
+                index: index,
+                name: name,
+                type: type,
+                kind: kind,
+                driver: driver,
+                adminUp: adminUp,
+                carrier: carrier,
+                operState: operState ?? (adminUp && carrier ? .up : (adminUp ? .lowerlayerdown : .down)),
+                mtu: mtu,
+                mac: mac,
+                isMetered: isMetered,
+                meteredReason: meteredReason ?? (type == .cellular && isMetered ? .cellular : .default),
+                isConstrained: isConstrained,
+                addresses: addresses.sorted(),
+                defaultRoutes: defaultRoutes.sorted(),
+                classifiedBy: classifiedBy,
+                connectivity: connectivity,
+                portalURL: portalURL,
+                roundTrip: roundTrip,
+                loss: loss,
+                connectivityEvidence: connectivityEvidence
+            )
+        )
     }
+
+    /// Equal when every value is: at once when both share their values.
+    public static func == (lhs: Interface, rhs: Interface) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
 
     /// Admin up and carrier present: the link could carry traffic.
     public var isConnected: Bool { adminUp && carrier }

@@ -1,0 +1,104 @@
+import NetPathCore
+import Testing
+
+/// `Interface` shares its values between copies (copy on write): it must still behave as a plain
+/// value, every property on its own.
+@Suite("Interface")
+struct InterfaceTests {
+    static let eth0 = Interface(
+        index: 2,
+        name: "eth0",
+        type: .wired,
+        kind: "veth",
+        addresses: ["192.0.2.10/24"],
+        defaultRoutes: [.init(via: IPAddress("192.0.2.1"))]
+    )
+
+    /// One change to each property, made on a copy.
+    static var changes: [(String, (inout Interface) -> Void)] {
+        [
+            ("index", { $0.index = 9 }),
+            ("name", { $0.name = "eth9" }),
+            ("type", { $0.type = .wifi }),
+            ("kind", { $0.kind = "bridge" }),
+            ("driver", { $0.driver = "e1000e" }),
+            ("adminUp", { $0.adminUp = false }),
+            ("carrier", { $0.carrier = false }),
+            ("operState", { $0.operState = .dormant }),
+            ("mtu", { $0.mtu = 9000 }),
+            ("mac", { $0.mac = "02:00:00:00:00:01" }),
+            ("isMetered", { $0.isMetered = true }),
+            ("meteredReason", { $0.meteredReason = .override }),
+            ("isConstrained", { $0.isConstrained = true }),
+            ("addresses", { $0.addresses.append("2001:db8::10/64") }),
+            ("defaultRoutes", { $0.defaultRoutes.removeAll() }),
+            ("classifiedBy", { $0.classifiedBy.append("arptype=1") }),
+            ("connectivity", { $0.connectivity = .portal }),
+            ("portalURL", { $0.portalURL = "http://portal.example/" }),
+            ("roundTrip", { $0.roundTrip = .milliseconds(12) }),
+            ("loss", { $0.loss = 0.5 }),
+            ("connectivityEvidence", { $0.connectivityEvidence = "HTTP 204" }),
+        ]
+    }
+
+    @Test("a change to a copy, of any property, leaves the original as it was and makes the two unequal")
+    func changingACopyLeavesTheOriginal() {
+        for (property, change) in Self.changes {
+            let original = Self.eth0
+            var copy = original
+            change(&copy)
+            #expect(original == Self.eth0, "changing \(property) of a copy changed the original")
+            #expect(copy != original, "\(property): a changed copy still equals the original")
+            // The changed copy is itself a value: copied and changed again, it stays.
+            let snapshot = copy
+            copy.name = "other"
+            #expect(snapshot != copy && snapshot.name != "other", "\(property): a second change leaked")
+        }
+    }
+
+    @Test("values built apart are equal, and hash alike, exactly when every property is")
+    func equalityAndHashFollowTheValues() {
+        let again = Interface(
+            index: 2,
+            name: "eth0",
+            type: .wired,
+            kind: "veth",
+            addresses: ["192.0.2.10/24"],
+            defaultRoutes: [.init(via: IPAddress("192.0.2.1"))]
+        )
+        #expect(again == Self.eth0)
+        #expect(again.hashValue == Self.eth0.hashValue)
+        #expect(Set([again, Self.eth0]).count == 1)
+        for (property, change) in Self.changes {
+            var changed = again
+            change(&changed)
+            #expect(changed != Self.eth0, "\(property) is not compared")
+            // Changed back through the same property, it is equal again.
+            var restored = changed
+            switch property {
+            case "addresses": restored.addresses = Self.eth0.addresses
+            case "defaultRoutes": restored.defaultRoutes = Self.eth0.defaultRoutes
+            case "classifiedBy": restored.classifiedBy = Self.eth0.classifiedBy
+            default: restored = Self.eth0
+            }
+            #expect(restored == Self.eth0 && restored.hashValue == Self.eth0.hashValue, "\(property)")
+        }
+    }
+
+    @Test("values shared across tasks read the same, and each task's changes stay its own")
+    func copiesAcrossTasks() async {
+        let shared = Self.eth0
+        let names = await withTaskGroup(of: String.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var mine = shared
+                    for step in 0..<1_000 { mine.name = "if\(task)-\(step)" }
+                    return mine.name
+                }
+            }
+            return await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(names == Set((0..<8).map { "if\($0)-999" }))
+        #expect(shared == Self.eth0)
+    }
+}
