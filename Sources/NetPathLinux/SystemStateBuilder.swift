@@ -20,6 +20,8 @@ public struct SystemStateBuilder: Sendable {
     package var resolvConfWatch: FileChangeWatch?
     /// Each link's sysfs facts and its classification by them, as of ``classifierGeneration``.
     private var known: [Int32: Known] = [:]
+    /// Each link's interface as last made, and what from.
+    private var built: [Int32: Built] = [:]
     /// Moves when the classifier (its overrides) is replaced: each link is classified again.
     private var classifierGeneration: UInt64 = 0
 
@@ -27,6 +29,20 @@ public struct SystemStateBuilder: Sendable {
         var facts: LinkFacts
         var classification: Classification
         var classifierGeneration: UInt64
+    }
+
+    /// An interface and what it was made from: while the kernel's records and the classifier
+    /// are the same, the same interface is handed on instead of made again. Most changes touch
+    /// one link; making every link's interface again on each (a copy of its facts out of
+    /// ``known``, two sorts, every field) was two thirds of this function's work on a host with
+    /// a few dozen links (callgrind, BENCHMARKS.md). Kept apart from ``known``, so that a link
+    /// that did not change costs one lookup and no copy of its facts.
+    private struct Built: Sendable {
+        var link: LinkRecord
+        var addresses: [InterfaceAddress]
+        var defaultRoutes: [DefaultRoute]
+        var classifierGeneration: UInt64
+        var interface: Interface
     }
     private var dns = DNSCache()
 
@@ -101,6 +117,14 @@ public struct SystemStateBuilder: Sendable {
         for link in snapshot.links {
             if let previousIndex, previousIndex >= link.index { ascending = false }
             previousIndex = link.index
+            let addresses = snapshot.addresses[link.index] ?? []
+            let defaultRoutes = snapshot.defaultRoutes[link.index] ?? []
+            if let kept = built[link.index], kept.classifierGeneration == classifierGeneration, kept.link == link,
+                kept.addresses == addresses, kept.defaultRoutes == defaultRoutes
+            {
+                interfaces.append(kept.interface)
+                continue
+            }
             let entry: Known
             if var cached = known[link.index], cached.facts.name == link.name, cached.facts.linkKind == link.kind {
                 // The same facts and overrides give the same classification: not redone per
@@ -122,32 +146,40 @@ public struct SystemStateBuilder: Sendable {
                 known[link.index] = entry
             }
             let classification = entry.classification
-            interfaces.append(
-                Interface(
-                    index: link.index,
-                    name: link.name,
-                    type: classification.type,
-                    kind: classification.kind,
-                    driver: classification.driver,
-                    adminUp: link.adminUp,
-                    carrier: link.carrier,
-                    operState: link.operationalState,
-                    mtu: link.mtu,
-                    mac: link.mac,
-                    isMetered: classification.isMetered,
-                    meteredReason: classification.meteredReason,
-                    isConstrained: classification.isConstrained,
-                    addresses: snapshot.addresses[link.index] ?? [],
-                    defaultRoutes: snapshot.defaultRoutes[link.index] ?? [],
-                    classifiedBy: classification.classifiedBy
-                )
+            let interface = Interface(
+                index: link.index,
+                name: link.name,
+                type: classification.type,
+                kind: classification.kind,
+                driver: classification.driver,
+                adminUp: link.adminUp,
+                carrier: link.carrier,
+                operState: link.operationalState,
+                mtu: link.mtu,
+                mac: link.mac,
+                isMetered: classification.isMetered,
+                meteredReason: classification.meteredReason,
+                isConstrained: classification.isConstrained,
+                addresses: addresses,
+                defaultRoutes: defaultRoutes,
+                classifiedBy: classification.classifiedBy
             )
+            built[link.index] = Built(
+                link: link,
+                addresses: addresses,
+                defaultRoutes: defaultRoutes,
+                classifierGeneration: classifierGeneration,
+                interface: interface
+            )
+            interfaces.append(interface)
         }
-        // Links that are gone leave `known`. Kept in place otherwise: a dictionary made anew on
-        // every change, and the old one freed, cost more than the rest of this function.
-        if !ascending || known.count != interfaces.count {
+        // Links that are gone leave `known` and `built`. Kept in place otherwise: a dictionary
+        // made anew on every change, and the old one freed, cost more than the rest of this
+        // function. (Every link listed has an entry in both, so counting tells.)
+        if !ascending || known.count != interfaces.count || built.count != interfaces.count {
             let present = Set(snapshot.links.map(\.index))
             known = known.filter { present.contains($0.key) }
+            built = built.filter { present.contains($0.key) }
         }
         return SystemState(
             interfaces: interfaces,

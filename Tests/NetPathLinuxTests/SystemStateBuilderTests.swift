@@ -110,4 +110,64 @@ struct SystemStateBuilderTests {
         renamed.name = "wwan0"
         #expect(builder.state(from: snapshot([renamed]))["wwan0"]?.type == .cellular)
     }
+
+    @Test("over a run of random changes, each state is the one a new builder makes: no interface is handed on stale")
+    func handedOnInterfacesAreNeverStale() throws {
+        var generator = SystemRandomNumberGenerator()
+        let overrides = [
+            InterfaceClassifier(),
+            InterfaceClassifier(overrides: [InterfaceOverride(match: try Glob("wan*"), type: .cellular)]),
+        ]
+        var builder = SystemStateBuilder(sysfs: SysfsReader(root: "/nonexistent"), resolvConfPath: "/nonexistent/x")
+        var links = (2...6).map { index in
+            LinkRecord(
+                index: Int32(index),
+                name: "wan\(index)",
+                flags: 0x1,
+                operState: 6,
+                mtu: 1500,
+                mac: "",
+                arpType: 1,
+                kind: "veth"
+            )
+        }
+        var addresses: [Int32: [InterfaceAddress]] = [:]
+        var routes: [Int32: [DefaultRoute]] = [:]
+        for step in 0..<400 {
+            // One change, of one kind, to one link, as the kernel's messages make them.
+            let position = Int.random(in: 0..<links.count, using: &generator)
+            let index = links[position].index
+            switch Int.random(in: 0..<7, using: &generator) {
+            case 0: links[position].flags ^= 0x10000  // carrier
+            case 1: links[position].flags ^= 0x1  // admin
+            case 2: links[position].mtu = [1500, 1400, 9000].randomElement(using: &generator)!
+            case 3: links[position].name = ["wan\(index)", "lan\(index)"].randomElement(using: &generator)!
+            case 4:
+                let address = InterfaceAddress(
+                    IPAddress("192.0.2.\(Int.random(in: 1...9, using: &generator))")!,
+                    prefixLength: 24
+                )
+                addresses[index, default: []] =
+                    Bool.random(using: &generator) ? [address] : addresses[index, default: []] + [address]
+            case 5:
+                let route = DefaultRoute(
+                    via: IPAddress("192.0.2.254"),
+                    metric: UInt32.random(in: 0...3, using: &generator) * 100
+                )
+                routes[index] = Bool.random(using: &generator) ? [] : [route]
+            default:
+                builder.classifier = overrides.randomElement(using: &generator)!
+            }
+            let snapshot = KernelSnapshot(links: links, addresses: addresses, defaultRoutes: routes)
+            var fresh = SystemStateBuilder(
+                classifier: builder.classifier,
+                sysfs: SysfsReader(root: "/nonexistent"),
+                resolvConfPath: "/nonexistent/x"
+            )
+            let kept = builder.state(from: snapshot)
+            let made = fresh.state(from: snapshot)
+            #expect(kept == made, "step \(step): the kept builder's state differs from a new builder's")
+            if kept != made { return }
+        }
+    }
 }
