@@ -17,6 +17,9 @@
 #
 #   bench/pathcost.sh [NETPATHD] [TOGGLES]     # default .build/install/release/netpathd, 20
 #
+# With FUNCTIONS set to a file, it also writes there the names (the binary's symbols) of the
+# functions any change ran, one per line: build-support/order.sh lays them out first.
+#
 # Needs root, ip, valgrind and objcopy (Debian: valgrind, binutils). valgrind 3.19 cannot read
 # the DWARF 5 that Swift 6.3 writes, so a copy of the binary without debug information is run
 # (its symbol table stays: the functions are still named).
@@ -85,9 +88,9 @@ kill -INT "$AGENT"
 wait "$AGENT" || true
 AGENT=
 
-python3 - "$WORK/out" "$TOGGLES" <<'PY'
-import glob, re, subprocess, sys
-out, toggles = sys.argv[1], int(sys.argv[2])
+python3 - "$WORK/out" "$TOGGLES" "$WORK/netpathd" "${FUNCTIONS:-}" <<'PY'
+import bisect, glob, re, subprocess, sys
+out, toggles, binary, functions_file = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 # cg.N-T: the N-th dump, thread T. A dump holds what ran since the thread's previous one, so
 # a dump made before np_spawn whose previous dump was made before publish is one change's path.
 threads = {}
@@ -113,11 +116,8 @@ print(f"engine publish -> np_spawn: median {median:,} instructions per change "
       f"({len(changes)} changes; min {changes[0][0]:,}, max {changes[-1][0]:,})")
 
 
-def code_lines(path):
-    """The distinct 64-byte lines of code a dump executed, per function: what a change fetches
-    into the instruction cache. Between changes 40 ms apart that cache (and the TLBs) has been
-    refilled by other work, so each of these lines is a miss, and misses, not instructions,
-    are most of the path's time (BENCHMARKS.md)."""
+def executed(path):
+    """The instructions a dump executed, per function: {function: {(object, address)}}."""
     names, objects, per_function = {}, {}, {}
     function = obj = None
     address = 0
@@ -145,8 +145,17 @@ def code_lines(path):
             address += int(token[1:])
         elif token[0] == "-":
             address -= int(token[1:])
-        per_function.setdefault(function, set()).add((obj, address >> 6))
+        per_function.setdefault(function, set()).add((obj, address))
     return per_function
+
+
+def code_lines(path):
+    """The distinct 64-byte lines of code a dump executed, per function: what a change fetches
+    into the instruction cache. Between changes 40 ms apart that cache (and the TLBs) has been
+    refilled by other work, so each of these lines is a miss, and misses, not instructions,
+    are most of the path's time (BENCHMARKS.md)."""
+    return {function: {(obj, address >> 6) for obj, address in instructions}
+            for function, instructions in executed(path).items()}
 
 
 footprints = sorted((len(set().union(*code_lines(path).values())), path) for _, path in changes)
@@ -163,4 +172,24 @@ print("the same change, the functions whose own code spans the most lines:")
 per_function = code_lines(typical)
 for function, spans in sorted(per_function.items(), key=lambda item: -len(item[1]))[:25]:
     print(f"  {len(spans):5}  {function[:150]}")
+
+if functions_file:
+    # By address, not by callgrind's names: it writes C++ names demangled, the linker wants the
+    # symbols. (valgrind maps the executable at its link-time addresses.)
+    symbols = []
+    for row in subprocess.run(["nm", "-n", "--defined-only", binary], capture_output=True, text=True).stdout.splitlines():
+        fields = row.split(maxsplit=2)
+        if len(fields) == 3 and fields[1] in "tTwW":
+            symbols.append((int(fields[0], 16), fields[2]))
+    starts = [address for address, _ in symbols]
+    names = set()
+    for _, path in changes:
+        for instructions in executed(path).values():
+            for obj, address in instructions:
+                index = bisect.bisect_right(starts, address) - 1
+                if obj and obj.endswith("/netpathd") and index >= 0:
+                    names.add(symbols[index][1])
+    with open(functions_file, "w") as listing:
+        listing.writelines(name + "\n" for name in sorted(names))
+    print(f"{len(names)} functions ran in a change: {functions_file}")
 PY
