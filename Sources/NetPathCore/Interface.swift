@@ -263,22 +263,33 @@ public struct Interface: Hashable, Sendable, Identifiable {
     /// (`ip rule`), so with policy routing (wg-quick's table 51820, per-uplink tables) an
     /// interface has default routes outside `main` too.
     public func bestDefaultRoute(_ family: IPAddress.Family, table: UInt32? = nil) -> DefaultRoute? {
-        defaultRoutes.filter { $0.family == family && (table == nil || $0.table == table) }.min {
-            ($0.metric, $0.table == DefaultRoute.mainTable ? 0 : 1) < (
-                $1.metric, $1.table == DefaultRoute.mainTable ? 0 : 1
-            )
+        // One scan, without a filtered copy: the evaluator and each hook's variables ask on every
+        // change. Of equal ones the first is kept, as `min` keeps it.
+        func rank(_ route: DefaultRoute) -> (UInt32, Int) {
+            (route.metric, route.table == DefaultRoute.mainTable ? 0 : 1)
         }
+        var best: DefaultRoute?
+        for route in defaultRoutes where route.family == family && (table == nil || route.table == table) {
+            if let current = best, rank(current) <= rank(route) { continue }
+            best = route
+        }
+        return best
+    }
+
+    /// Whether this interface can carry traffic of `family` by itself: connected, a usable address
+    /// of the family, and a default route of the family (in any table a rule reaches).
+    package func canRoute(_ family: IPAddress.Family) -> Bool {
+        isConnected && hasUsableAddress(family) && defaultRoutes.contains { $0.family == family }
     }
 
     /// The address families this interface can carry traffic for by itself: connected, a usable
     /// address of the family, and a default route of the family (in any table a rule reaches).
     public var routableFamilies: [IPAddress.Family] {
-        guard isConnected else { return [] }
-        return [.ipv4, .ipv6].filter { hasUsableAddress($0) && bestDefaultRoute($0) != nil }
+        [.ipv4, .ipv6].filter { canRoute($0) }
     }
 
     /// Connected, with a usable address and a default route: what the `up` event means.
-    public var isUsable: Bool { !routableFamilies.isEmpty }
+    public var isUsable: Bool { canRoute(.ipv4) || canRoute(.ipv6) }
 }
 
 extension Interface: Codable {

@@ -281,39 +281,42 @@ package struct HookInvocation: Hashable, Sendable {
         let state = event.interfaceState
         let path = event.path
         // Per scope: status, metered, constrained, IPv4, IPv6, DNS, addresses, gateways,
-        // connectivity, portal URL.
+        // connectivity, portal URL. (Named values, not an array of them, and lists written into
+        // one string each: both were allocations and generic code on every hook's way to its
+        // spawn.)
         let connectivity: Connectivity
-        let scoped: [String]
+        let status: String
+        let metered: Bool
+        let constrained: Bool
+        let ipv4: Bool
+        let ipv6: Bool
+        let dns: String
+        let addresses: String
+        let gateways: String
+        let portalURL: String?
         switch event.scope {
         case .path:
             connectivity = event.connectivity ?? path?.connectivity ?? .unknown
-            scoped = [
-                path?.status.rawValue ?? "",
-                flag(path?.isExpensive ?? false),
-                flag(path?.isConstrained ?? false),
-                flag(path?.supportsIPv4 ?? false),
-                flag(path?.supportsIPv6 ?? false),
-                path.map { flag($0.supportsDNS) } ?? "",
-                "",
-                (path?.gateways ?? []).map(\.description).joined(separator: " "),
-                connectivity.rawValue,
-                connectivity == .portal ? path?.portalURL ?? "" : "",
-            ]
+            status = path?.status.rawValue ?? ""
+            metered = path?.isExpensive ?? false
+            constrained = path?.isConstrained ?? false
+            ipv4 = path?.supportsIPv4 ?? false
+            ipv6 = path?.supportsIPv6 ?? false
+            dns = path.map { flag($0.supportsDNS) } ?? ""
+            addresses = ""
+            gateways = spaced(path?.gateways ?? []) { $0.description }
+            portalURL = path?.portalURL
         case .interface:
-            let families = state?.routableFamilies ?? []
             connectivity = event.connectivity ?? state?.connectivity ?? .unknown
-            scoped = [
-                state?.operState.rawValue ?? "",
-                flag(state?.isMetered ?? false),
-                flag(state?.isConstrained ?? false),
-                flag(families.contains(.ipv4)),
-                flag(families.contains(.ipv6)),
-                "",
-                (state?.addresses ?? []).map { "\($0.address)/\($0.prefixLength)" }.joined(separator: " "),
-                (state?.defaultRoutes ?? []).compactMap(\.gateway).map(\.description).joined(separator: " "),
-                connectivity.rawValue,
-                connectivity == .portal ? state?.portalURL ?? "" : "",
-            ]
+            status = state?.operState.rawValue ?? ""
+            metered = state?.isMetered ?? false
+            constrained = state?.isConstrained ?? false
+            ipv4 = state?.canRoute(.ipv4) ?? false
+            ipv6 = state?.canRoute(.ipv6) ?? false
+            dns = ""
+            addresses = spaced(state?.addresses ?? []) { $0.description }
+            gateways = spaced(state?.defaultRoutes ?? []) { $0.gateway?.description }
+            portalURL = state?.portalURL
         }
         // In environmentNames order (HookInvocationTests checks the names and the order).
         body("NETPATH_EVENT", event.name.rawValue)
@@ -324,19 +327,31 @@ package struct HookInvocation: Hashable, Sendable {
         body("NETPATH_INTERFACE_TYPE", (event.interfaceType ?? state?.type)?.rawValue ?? "")
         body("NETPATH_INTERFACE_KIND", state?.kind ?? "")
         body("NETPATH_PREVIOUS_INTERFACE", event.previousInterface ?? "")
-        body("NETPATH_STATUS", scoped[0])
-        body("NETPATH_METERED", scoped[1])
-        body("NETPATH_CONSTRAINED", scoped[2])
-        body("NETPATH_IPV4", scoped[3])
-        body("NETPATH_IPV6", scoped[4])
-        body("NETPATH_DNS", scoped[5])
-        body("NETPATH_ADDRESSES", scoped[6])
-        body("NETPATH_GATEWAYS", scoped[7])
+        body("NETPATH_STATUS", status)
+        body("NETPATH_METERED", flag(metered))
+        body("NETPATH_CONSTRAINED", flag(constrained))
+        body("NETPATH_IPV4", flag(ipv4))
+        body("NETPATH_IPV6", flag(ipv6))
+        body("NETPATH_DNS", dns)
+        body("NETPATH_ADDRESSES", addresses)
+        body("NETPATH_GATEWAYS", gateways)
         body("NETPATH_STARTUP", flag(event.startup))
-        body("NETPATH_CONNECTIVITY", scoped[8])
+        body("NETPATH_CONNECTIVITY", connectivity.rawValue)
         body("NETPATH_PREVIOUS_CONNECTIVITY", event.previousConnectivity?.rawValue ?? "")
-        body("NETPATH_PORTAL_URL", scoped[9])
+        body("NETPATH_PORTAL_URL", connectivity == .portal ? portalURL ?? "" : "")
         body("PATH", Self.path)
         body("LANG", Self.language)
+    }
+
+    /// The texts of `items`, space-separated, in one string; an item without one (`nil`) is left
+    /// out.
+    private static func spaced<Item>(_ items: [Item], _ text: (Item) -> String?) -> String {
+        var result = ""
+        for item in items {
+            guard let part = text(item) else { continue }
+            if !result.isEmpty { result.append(" ") }
+            result.append(part)
+        }
+        return result
     }
 }

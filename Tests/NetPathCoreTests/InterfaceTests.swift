@@ -101,4 +101,39 @@ struct InterfaceTests {
         #expect(names == Set((0..<8).map { "if\($0)-999" }))
         #expect(shared == Self.eth0)
     }
+
+    @Test(
+        "the best default route is the lowest metric's, the main table's of equal ones, the first of equal ones, as min over the filtered routes chooses"
+    )
+    func bestDefaultRouteAsMinChooses() {
+        var generator = SystemRandomNumberGenerator()
+        let gateways: [IPAddress] = ["192.0.2.1", "192.0.2.2", "2001:db8::1", "2001:db8::2"]
+        for _ in 0..<500 {
+            let routes = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                DefaultRoute(
+                    via: gateways.randomElement(using: &generator)!,
+                    metric: UInt32.random(in: 0...2, using: &generator) * 100,
+                    table: [DefaultRoute.mainTable, 100, 200].randomElement(using: &generator)!
+                )
+            }
+            var interface = Self.eth0
+            interface.defaultRoutes = routes
+            for family in [IPAddress.Family.ipv4, .ipv6] {
+                for table in [nil, DefaultRoute.mainTable, 100] as [UInt32?] {
+                    let expected = interface.defaultRoutes.filter {
+                        $0.family == family && (table == nil || $0.table == table)
+                    }.min {
+                        ($0.metric, $0.table == DefaultRoute.mainTable ? 0 : 1)
+                            < ($1.metric, $1.table == DefaultRoute.mainTable ? 0 : 1)
+                    }
+                    #expect(interface.bestDefaultRoute(family, table: table) == expected)
+                }
+                #expect(
+                    interface.routableFamilies.contains(family)
+                        == (interface.isConnected && interface.hasUsableAddress(family)
+                            && interface.bestDefaultRoute(family) != nil)
+                )
+            }
+        }
+    }
 }
