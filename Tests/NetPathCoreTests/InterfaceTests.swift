@@ -5,14 +5,19 @@ import Testing
 /// value, every property on its own.
 @Suite("Interface")
 struct InterfaceTests {
-    static let eth0 = Interface(
-        index: 2,
-        name: "eth0",
-        type: .wired,
-        kind: "veth",
-        addresses: ["192.0.2.10/24"],
-        defaultRoutes: [.init(via: IPAddress("192.0.2.1"))]
-    )
+    static let eth0 = makeEth0()
+
+    /// A new value each call: two calls share nothing.
+    static func makeEth0() -> Interface {
+        Interface(
+            index: 2,
+            name: "eth0",
+            type: .wired,
+            kind: "veth",
+            addresses: ["192.0.2.10/24"],
+            defaultRoutes: [.init(via: IPAddress("192.0.2.1"))]
+        )
+    }
 
     /// One change to each property, made on a copy.
     static var changes: [(String, (inout Interface) -> Void)] {
@@ -58,14 +63,7 @@ struct InterfaceTests {
 
     @Test("values built apart are equal, and hash alike, exactly when every property is")
     func equalityAndHashFollowTheValues() {
-        let again = Interface(
-            index: 2,
-            name: "eth0",
-            type: .wired,
-            kind: "veth",
-            addresses: ["192.0.2.10/24"],
-            defaultRoutes: [.init(via: IPAddress("192.0.2.1"))]
-        )
+        let again = Self.makeEth0()
         #expect(again == Self.eth0)
         #expect(again.hashValue == Self.eth0.hashValue)
         #expect(Set([again, Self.eth0]).count == 1)

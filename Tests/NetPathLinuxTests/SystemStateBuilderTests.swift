@@ -119,17 +119,11 @@ struct SystemStateBuilderTests {
             InterfaceClassifier(overrides: [InterfaceOverride(match: try Glob("wan*"), type: .cellular)]),
         ]
         var builder = SystemStateBuilder(sysfs: SysfsReader(root: "/nonexistent"), resolvConfPath: "/nonexistent/x")
-        var links = (2...6).map { index in
-            LinkRecord(
-                index: Int32(index),
-                name: "wan\(index)",
-                flags: 0x1,
-                operState: 6,
-                mtu: 1500,
-                mac: "",
-                arpType: 1,
-                kind: "veth"
-            )
+        var links = (Int32(2)...6).map { index in
+            var link = Self.uplink
+            link.index = index
+            link.name = "wan\(index)"
+            return link
         }
         var addresses: [Int32: [InterfaceAddress]] = [:]
         var routes: [Int32: [DefaultRoute]] = [:]
