@@ -90,7 +90,7 @@ INSTALL_CONFIG    ?= release
 #   the order above places functions, not whole source files (without it one file's .text moves
 #   as one, and an event's functions sat among start-up's over 6.5 MB). The functions a link
 #   change runs up to its hook's fork are the file's first (build-support/order.sh): laid out
-#   together, a change touched 132 pages of code instead of 277, and its read -> fork took
+#   together, a change touched 135 pages of code instead of 277, and its read -> fork took
 #   ~50 µs less of ~245 (bench/hooktrace.py, 6 interleaved rounds; BENCHMARKS.md). The driver
 #   does not count -Xfrontend flags among those that make a module stale: a build made before
 #   this flag keeps its objects, so after changing it, remove the scratch directory's objects

@@ -118,14 +118,18 @@ print(f"engine publish -> np_spawn: median {median:,} instructions per change "
 
 def executed(path):
     """The instructions a dump executed, per function: {function: {(object, address)}}."""
-    names, objects, per_function = {}, {}, {}
+    # Callgrind numbers objects, files and functions each on their own: (3) may be all three.
+    tables = {"ob": {}, "fl": {}, "fn": {}}
+    kinds = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl",
+             "fn": "fn", "cfn": "fn"}
+    per_function = {}
     function = obj = None
     address = 0
     for row in open(path, errors="replace"):
         key, _, rest = row.partition("=")
-        if key in ("fn", "ob", "cfn", "cob", "fl", "fi", "fe", "cfi", "cfl"):
+        if key in kinds:
             match = re.match(r"\((\d+)\)(?: (.*))?", rest.rstrip("\n"))
-            table = objects if key in ("ob", "cob") else names
+            table = tables[kinds[key]]
             value = rest.strip()
             if match:
                 if match.group(2):
@@ -175,7 +179,8 @@ for function, spans in sorted(per_function.items(), key=lambda item: -len(item[1
 
 if functions_file:
     # By address, not by callgrind's names: it writes C++ names demangled, the linker wants the
-    # symbols. (valgrind maps the executable at its link-time addresses.)
+    # symbols. (Callgrind writes an object's addresses less the offset it was loaded at: the
+    # link-time addresses `nm` lists.)
     symbols = []
     for row in subprocess.run(["nm", "-n", "--defined-only", binary], capture_output=True, text=True).stdout.splitlines():
         fields = row.split(maxsplit=2)

@@ -133,28 +133,26 @@ in_a "$WORK/firstcalls" "$WORK/netpathctl.symbols" 20 "$WORK/status.order" "$NET
 # The change's functions: under callgrind, in a namespace of its own, with bench/hooks.py's rule.
 FUNCTIONS="$WORK/change.functions" bench/pathcost.sh "$NETPATHD" 10 >"$WORK/pathcost.log" 2>&1 ||
     { echo "order.sh: bench/pathcost.sh failed:" >&2; tail -20 "$WORK/pathcost.log" >&2; exit 1; }
-# The linker places sections, and the toolchain's static libraries were compiled without
-# -function-sections: each of their objects is one section (the standard library's Swift.o is
-# 1.5 MB of code), placed where its first listed function is. Listed among ours, one such object
-# would split the change's block, so their functions come after ours.
-TOOLCHAIN_LIBS="$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/swift_static/linux"
-nm --defined-only "$TOOLCHAIN_LIBS"/*.a 2>/dev/null | awk 'NF == 3 && $2 ~ /^[tTwW]$/ { print $3 }' \
-    > "$WORK/toolchain.functions"
-[ -s "$WORK/toolchain.functions" ] || { echo "order.sh: no static libraries in $TOOLCHAIN_LIBS" >&2; exit 1; }
-# Ours in the order of their first call in 1., then ours 1. did not list (names sorted), then
-# the toolchain's.
-awk 'FILENAME == ARGV[1] { toolchain[$0] = 1; next }
-     FILENAME == ARGV[2] { change[$0] = 1; next }
-     ($0 in change) && !($0 in toolchain) && !seen[$0]++' \
-    "$WORK/toolchain.functions" "$WORK/change.functions" "$WORK/netpathd.order" > "$WORK/change.order"
-awk 'FILENAME == ARGV[1] { toolchain[$0] = 1; next }
-     FILENAME == ARGV[2] { listed[$0] = 1; next }
-     !($0 in listed) && !($0 in toolchain)' \
-    "$WORK/toolchain.functions" "$WORK/change.order" "$WORK/change.functions" >> "$WORK/change.order"
-awk 'FILENAME == ARGV[1] { toolchain[$0] = 1; next }
-     FILENAME == ARGV[2] { change[$0] = 1; next }
-     ($0 in change) && ($0 in toolchain) && !seen[$0]++' \
-    "$WORK/toolchain.functions" "$WORK/change.functions" "$WORK/netpathd.order" >> "$WORK/change.order"
+# The linker places sections. Our modules and our dependencies' are compiled with
+# -function-sections, a section per function; the toolchain's static libraries were not: each of
+# their objects is one section (the standard library's Swift.o is 1.5 MB of code), placed where
+# its first listed function is. Listed among ours, one such object would split the change's
+# block, so theirs come after ours. Ours: the functions this build's own objects define.
+find -L "$BUILD_DIR" -path '*.build/*.o' -type f -print0 | xargs -0 nm --defined-only 2>/dev/null |
+    awk 'NF == 3 && $2 ~ /^[tTwW]$/ { print $3 }' > "$WORK/own.functions"
+[ -s "$WORK/own.functions" ] || { echo "order.sh: no objects of this build under $BUILD_DIR" >&2; exit 1; }
+# Ours in the order of their first call in 1., then ours 1. did not list; then theirs likewise.
+: > "$WORK/change.order"
+for own in 1 0; do
+    awk -v own="$own" 'FILENAME == ARGV[1] { mine[$0] = 1; next }
+         FILENAME == ARGV[2] { change[$0] = 1; next }
+         ($0 in change) && (($0 in mine) == own) && !seen[$0]++' \
+        "$WORK/own.functions" "$WORK/change.functions" "$WORK/netpathd.order" >> "$WORK/change.order"
+    awk -v own="$own" 'FILENAME == ARGV[1] { mine[$0] = 1; next }
+         FILENAME == ARGV[2] { listed[$0] = 1; next }
+         !($0 in listed) && (($0 in mine) == own)' \
+        "$WORK/own.functions" "$WORK/netpathd.order" "$WORK/change.functions" >> "$WORK/change.order"
+done
 
 for list in change netpathd monitor status check probe; do
     called=$(wc -l < "$WORK/$list.order")

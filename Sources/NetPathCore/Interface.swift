@@ -29,7 +29,7 @@ public struct Interface: Hashable, Sendable, Identifiable {
     ///
     /// Why not stored inline: an `Interface` is copied wherever the path is decided (the state,
     /// the tracker's diff, each policy's candidates, the events, the hook's payload), and inline
-    /// each copy retained and released its ~15 reference-counted fields one by one; the copies
+    /// each copy retained and released its strings and arrays (up to nine) one by one; the copies
     /// were a third of a change's work on a host with a few dozen links (callgrind,
     /// BENCHMARKS.md). Shared, a copy is one retain, and two copies of one value compare equal
     /// without reading a field.
@@ -290,6 +290,14 @@ public struct Interface: Hashable, Sendable, Identifiable {
 
     /// Connected, with a usable address and a default route: what the `up` event means.
     public var isUsable: Bool { canRoute(.ipv4) || canRoute(.ipv6) }
+}
+
+/// `print`, `dump` and test failures show the values, as they did when they were stored inline,
+/// not the box that holds them.
+extension Interface: CustomReflectable {
+    public var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: storage.fields).children, displayStyle: .struct)
+    }
 }
 
 extension Interface: Codable {

@@ -314,6 +314,8 @@ package struct HookInvocation: Hashable, Sendable {
             ipv4 = state?.canRoute(.ipv4) ?? false
             ipv6 = state?.canRoute(.ipv6) ?? false
             dns = ""
+            // `ADDR/PREFIX`, which is InterfaceAddress's description (HookVariablesTests holds
+            // the variables to the contract's table).
             addresses = spaced(state?.addresses ?? []) { $0.description }
             gateways = spaced(state?.defaultRoutes ?? []) { $0.gateway?.description }
             portalURL = state?.portalURL

@@ -83,6 +83,15 @@ struct InterfaceTests {
         }
     }
 
+    @Test("print and dump show the values, by their names, not the box they are kept in")
+    func mirrorShowsTheValues() {
+        let labels = Mirror(reflecting: Self.eth0).children.compactMap(\.label)
+        #expect(labels == Self.changes.map(\.0))
+        var text = ""
+        dump(Self.eth0, to: &text)
+        #expect(text.contains("name: \"eth0\"") && text.contains("mtu: 1500") && !text.contains("Storage"))
+    }
+
     @Test("values shared across tasks read the same, and each task's changes stay its own")
     func copiesAcrossTasks() async {
         let shared = Self.eth0
@@ -116,6 +125,14 @@ struct InterfaceTests {
             }
             var interface = Self.eth0
             interface.defaultRoutes = routes
+            interface.adminUp = Int.random(in: 0..<4, using: &generator) > 0
+            interface.carrier = Int.random(in: 0..<4, using: &generator) > 0
+            interface.addresses = Array(
+                [
+                    "192.0.2.10/24", "2001:db8::10/64", "fe80::1/64",
+                    InterfaceAddress("2001:db8::11", prefixLength: 64, isTentative: true),
+                ].filter { _ in Bool.random(using: &generator) }
+            )
             for family in [IPAddress.Family.ipv4, .ipv6] {
                 for table in [nil, DefaultRoute.mainTable, 100] as [UInt32?] {
                     let expected = interface.defaultRoutes.filter {
@@ -132,6 +149,7 @@ struct InterfaceTests {
                             && interface.bestDefaultRoute(family) != nil)
                 )
             }
+            #expect(interface.isUsable == !interface.routableFamilies.isEmpty)
         }
     }
 }

@@ -127,11 +127,12 @@ struct SystemStateBuilderTests {
         }
         var addresses: [Int32: [InterfaceAddress]] = [:]
         var routes: [Int32: [DefaultRoute]] = [:]
-        for step in 0..<400 {
+        var nextIndex: Int32 = 7
+        for step in 0..<600 {
             // One change, of one kind, to one link, as the kernel's messages make them.
             let position = Int.random(in: 0..<links.count, using: &generator)
             let index = links[position].index
-            switch Int.random(in: 0..<7, using: &generator) {
+            switch Int.random(in: 0..<10, using: &generator) {
             case 0: links[position].flags ^= 0x10000  // carrier
             case 1: links[position].flags ^= 0x1  // admin
             case 2: links[position].mtu = [1500, 1400, 9000].randomElement(using: &generator)!
@@ -145,10 +146,34 @@ struct SystemStateBuilderTests {
                     Bool.random(using: &generator) ? [address] : addresses[index, default: []] + [address]
             case 5:
                 let route = DefaultRoute(
-                    via: IPAddress("192.0.2.254"),
-                    metric: UInt32.random(in: 0...3, using: &generator) * 100
+                    via: IPAddress(["192.0.2.254", "192.0.2.253"].randomElement(using: &generator)!)!,
+                    metric: UInt32.random(in: 0...3, using: &generator) * 100,
+                    table: [DefaultRoute.mainTable, 100].randomElement(using: &generator)!
                 )
                 routes[index] = Bool.random(using: &generator) ? [] : [route]
+            case 6:
+                // An address's flags change without the address: DAD finishes, the lifetime ends.
+                if var list = addresses[index], !list.isEmpty {
+                    list[0].isTentative.toggle()
+                    list[0].isDeprecated = Bool.random(using: &generator)
+                    addresses[index] = list
+                }
+            case 7:
+                // A link goes (its records with it), or one comes, under a new index or an old one.
+                if links.count > 1 && Bool.random(using: &generator) {
+                    links.remove(at: position)
+                    addresses[index] = nil
+                    routes[index] = nil
+                } else {
+                    var link = Self.uplink
+                    link.index = Bool.random(using: &generator) ? nextIndex : index + 100
+                    link.name = "wan\(link.index)"
+                    nextIndex += 1
+                    if !links.contains(where: { $0.index == link.index }) {
+                        links.append(link)
+                        links.sort { $0.index < $1.index }
+                    }
+                }
             default:
                 builder.classifier = overrides.randomElement(using: &generator)!
             }
