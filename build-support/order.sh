@@ -17,7 +17,7 @@
 # its hook (bench/pathcost.sh, under callgrind), ours in the order of 1., then the toolchain's.
 # They run once per change, with the caches and TLBs cold after the idle time between changes;
 # spread among start-up's functions over 6.5 MB of code they touched 277 pages of 4 KiB, laid
-# out together 135 (51 of them ours, the rest in the toolchain's objects), and a change's way to
+# out together ~130 (~50 of them ours, the rest in the toolchain's objects), and a change's way to
 # its hook's fork took ~50 µs less (BENCHMARKS.md). (The linker can place each of our functions
 # on its own because install-build compiles with -function-sections: the Makefile.)
 # Later lists add only the names earlier ones lack. Names a binary does not have are skipped by
