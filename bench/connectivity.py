@@ -19,7 +19,10 @@ and NETPATH_CONNECTIVITY). Nothing leaves the two namespaces.
                                     namespace, a fresh agent each with no hook, both after --idle
                                     seconds, the interface full), the context switches of all its
                                     threads over the second half of that, between probes, and the
-                                    probe helper's VmRSS.
+                                    probe helper's VmRSS; --idle-starts agents per state, off and
+                                    on in turn, and their medians (one start's VmRSS moves by
+                                    ±0.5 MB with the page cache: which neighbouring pages of the
+                                    binary it holds decides what each fault maps).
 
 Writes a JSON result to --out.
 """
@@ -145,6 +148,8 @@ def main():
                     help="seconds behind the portal before the endpoint turns to 204")
     ap.add_argument("--interval", default="5m", help="[connectivity] interval (the default is 5m)")
     ap.add_argument("--idle", type=float, default=20.0)
+    ap.add_argument("--idle-starts", type=int, default=3,
+                    help="fresh agents per state in the idle phase (off and on in turn); medians are reported")
     ap.add_argument("--out")
     args = ap.parse_args()
     if args.serve:
@@ -177,16 +182,25 @@ def main():
         os.makedirs(empty, exist_ok=True)
         os.chmod(empty, 0o755)
         open(mode_file, "w").write("full")
-        for phase, probing in (("off", False), ("on", True)):
-            socket_path = os.path.join(work, f"idle-{phase}.sock")
-            agent = spawn(in_ns(args.ns, [args.netpathd, "--config", config(work, empty, probing, args.interval),
-                                          "--control-socket", socket_path]))
-            time.sleep(2 + args.idle / 2)
-            result[phase] = {"switches_per_s": switches_per_s(agent.pid, args.idle / 2),
-                             "rss_kib": status_kib(agent.pid, "VmRSS"),
-                             "helper_rss_kib": [status_kib(p, "VmRSS") for p in helpers(agent.pid)]}
-            stop(agent)
-            agent = None
+        starts = {"off": [], "on": []}
+        for start in range(args.idle_starts):
+            for phase, probing in (("off", False), ("on", True)):
+                socket_path = os.path.join(work, f"idle-{phase}-{start}.sock")
+                agent = spawn(in_ns(args.ns, [args.netpathd, "--config",
+                                              config(work, empty, probing, args.interval),
+                                              "--control-socket", socket_path]))
+                time.sleep(2 + args.idle / 2)
+                starts[phase].append({"switches_per_s": switches_per_s(agent.pid, args.idle / 2),
+                                      "rss_kib": status_kib(agent.pid, "VmRSS"),
+                                      "helper_rss_kib": [status_kib(p, "VmRSS") for p in helpers(agent.pid)]})
+                stop(agent)
+                agent = None
+        result["idle_starts"] = args.idle_starts
+        for phase, runs in starts.items():
+            result[phase] = {"switches_per_s": median(sorted(r["switches_per_s"] for r in runs)),
+                             "rss_kib": median(sorted(r["rss_kib"] for r in runs)),
+                             "helper_rss_kib": runs[-1]["helper_rss_kib"],
+                             "starts": runs}
 
         socket_path = os.path.join(work, "on.sock")
         agent = spawn(in_ns(args.ns, [args.netpathd, "--config", config(work, hooks_dir, True, args.interval),

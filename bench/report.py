@@ -452,8 +452,12 @@ def render(results, netpathctl):
           f"the next retry; a full interface is probed every interval.")
         w(f"- A link change with the endpoint answering 204: from the link's up to the hook's `full` "
           f"{ms(c['link_change_to_full_ms'])} ms (median {c['link_change_median_ms'] or 0:.0f} ms).")
+        starts = c.get("idle_starts", 1)
+        each = (f" (medians of {starts} fresh starts each, off and on in turn: "
+                + " / ".join(f"{mib(r['rss_kib'])}" for r in c["off"].get("starts", [])) + " without, "
+                + " / ".join(f"{mib(r['rss_kib'])}" for r in c["on"].get("starts", [])) + " with)") if starts > 1 else ""
         w(f"- netpathd at idle ({c['idle_s']:.0f} s): VmRSS {mib(c['off']['rss_kib'])} without probing, "
-          f"{mib(c['on']['rss_kib'])} with it; its threads switched in {c['off']['switches_per_s']:.1f}/s and "
+          f"{mib(c['on']['rss_kib'])} with it{each}; its threads switched in {c['off']['switches_per_s']:.1f}/s and "
           f"{c['on']['switches_per_s']:.1f}/s; the probe helper's VmRSS "
           + (", ".join(mib(k) for k in c["on"]["helper_rss_kib"]) or "— (not running)") + ".")
         w("")
