@@ -43,8 +43,8 @@ private struct Evaluation {
 
     private struct Candidate {
         var interface: Interface
-        var families: [IPAddress.Family]
-        /// Best metric per family, for the per-family primaries.
+        /// Best metric per family, for the per-family primaries; a family without one is not
+        /// carried by this candidate.
         var metric: PerFamily<UInt32>
         var gateways: PerFamily<IPAddress>
         /// The families for which this interface is the kernel's route to the internet.
@@ -78,7 +78,7 @@ private struct Evaluation {
         // candidate, its interface and its four collections, twice per family on every change.
         func primary(_ family: IPAddress.Family) -> NetworkPath.PathInterface? {
             var best: Int?
-            for position in candidates.indices where candidates[position].families.contains(family) {
+            for position in candidates.indices where candidates[position].metric.contains(family) {
                 if let current = best, !before(candidates[position], candidates[current], family: family) { continue }
                 best = position
             }
@@ -182,7 +182,8 @@ private struct Evaluation {
         if !i.carrier {
             return .failure(why(.noCarrier, "no carrier"))
         }
-        let addressed = [IPAddress.Family.ipv4, .ipv6].filter { i.hasUsableAddress($0) }
+        var addressed = PerFamily<Void>()
+        for family in bothFamilies where i.hasUsableAddress(family) { addressed.insert(family) }
         if addressed.isEmpty {
             return .failure(why(.noAddress, "no usable address yet"))
         }
@@ -208,7 +209,7 @@ private struct Evaluation {
             if route.isKernelChoice { kernelFamilies.insert(family) }
             if route.table != DefaultRoute.mainTable { tables[family] = route.table }
         } else {
-            for family in addressed {
+            for family in bothFamilies where addressed.contains(family) {
                 // The kernel's own route wins over the interface's best default route: it is the
                 // one traffic takes (a tunnel's table behind a rule, a VPN's half-defaults).
                 if let route = kernelRoutes.first(where: { $0.family == family && $0.interfaceIndex == i.index }) {
@@ -226,7 +227,7 @@ private struct Evaluation {
                 return .failure(
                     why(
                         .noDefaultRoute,
-                        "has \(addressed.map { $0 == .ipv4 ? "IPv4" : "IPv6" }.joined(separator: "/")) addresses but no default route"
+                        "has \(bothFamilies.filter(addressed.contains).map { $0 == .ipv4 ? "IPv4" : "IPv6" }.joined(separator: "/")) addresses but no default route"
                     )
                 )
             }
@@ -242,11 +243,9 @@ private struct Evaluation {
                 )
             )
         }
-        let families = [IPAddress.Family.ipv4, .ipv6].filter { metric[$0] != nil }
         return .success(
             Candidate(
                 interface: i,
-                families: families,
                 metric: metric,
                 gateways: gateways,
                 kernelFamilies: kernelFamilies,
@@ -299,7 +298,7 @@ private struct Evaluation {
     }
 
     private func describe(_ c: Candidate) -> String {
-        let parts = c.families.map { family -> String in
+        let parts = bothFamilies.filter(c.metric.contains).map { family -> String in
             let via = c.gateways[family].map { " via \($0)" } ?? ""
             let table = c.tables[family].map { " table \(KernelRoute.tableName($0))" } ?? ""
             let rule: String
@@ -334,6 +333,10 @@ private struct Evaluation {
         return .noInterface
     }
 }
+
+/// Both address families, IPv4 first: the order every per-family walk takes (made once, not an
+/// array per interface and policy on every change).
+private let bothFamilies: [IPAddress.Family] = [.ipv4, .ipv6]
 
 /// One value per address family: what a dictionary keyed by family held, without its
 /// allocation. The evaluator keeps four per candidate and runs for every policy on every change.
