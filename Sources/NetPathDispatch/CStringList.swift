@@ -10,41 +10,73 @@
 /// into the spawn's scratch buffer; together ~30 µs of the agent's way from the kernel's message
 /// to the hook's fork on an idle machine (callgrind: ~45,000 instructions of ~185,000).
 ///
+/// The bytes live in a buffer of this type's own, copied on write, rather than in a `[UInt8]`:
+/// an entry is then two `memcpy`s and a NUL. Appended to an array, each part went through the
+/// array's generic `append(contentsOf:)` (~90 instructions a part, ~4,000 of an event's ~95,000
+/// before its hook's spawn; bench/pathcost.sh, 2026-11-29).
+///
 /// - Important: An entry ends at its first NUL byte, as a C string does: what follows a NUL in a
 ///   value is dropped, never read as another entry (a value with a NUL cannot add a variable).
-struct CStringList: Hashable, Sendable {
-    /// The entries, each followed by a NUL.
-    private(set) var bytes: [UInt8] = []
-    /// How many entries ``bytes`` holds.
+///
+/// `@unchecked Sendable`: the standard library marks `ManagedBuffer` unavailable for `Sendable`.
+/// A list writes its storage only while it holds the sole reference (``makeUnique(room:)``
+/// copies it otherwise), so a storage two lists share, across threads or not, is only read.
+struct CStringList: Hashable, @unchecked Sendable {
+    /// The entries, each followed by a NUL; `nil` while there are none and no room was asked for.
+    private var storage: Storage?
+    /// How many entries the list holds.
     private(set) var count = 0
-    /// Whether the entry being built met a NUL: its remaining parts are dropped.
-    private var truncated = false
 
     init() {}
 
+    /// How many bytes the entries take, their NULs included.
+    var byteCount: Int { storage?.withUnsafeMutablePointerToHeader { $0.pointee.used } ?? 0 }
+
+    /// The entries, each followed by its NUL (tests, diagnostics).
+    var bytes: [UInt8] {
+        guard let storage else { return [] }
+        return storage.withUnsafeMutablePointers { header, base in
+            Array(UnsafeBufferPointer(start: base, count: header.pointee.used))
+        }
+    }
+
     /// Room for `byteCount` bytes of entries without growing.
-    mutating func reserveCapacity(_ byteCount: Int) { bytes.reserveCapacity(byteCount) }
+    mutating func reserveCapacity(_ byteCount: Int) { makeUnique(room: byteCount - self.byteCount) }
 
     /// Appends one entry `prefix` + `value` (UTF-8), up to the first NUL: `NAME=` and a value.
     mutating func append(_ prefix: [UInt8], _ value: String) {
         var value = value
-        prefix.withUnsafeBytes { appendPart($0) }
-        // A native string's UTF-8 is contiguous: one copy, no per-character loop.
-        value.withUTF8 { appendPart(UnsafeRawBufferPointer($0)) }
-        end()
+        prefix.withUnsafeBytes { prefix in
+            // A native string's UTF-8 is contiguous: one copy, no per-character loop.
+            value.withUTF8 { append(prefix, UnsafeRawBufferPointer($0)) }
+        }
     }
 
     /// Appends one entry `prefix` + `value`, up to the first NUL.
     mutating func append(_ prefix: [UInt8], _ value: [UInt8]) {
-        prefix.withUnsafeBytes { appendPart($0) }
-        value.withUnsafeBytes { appendPart($0) }
-        end()
+        prefix.withUnsafeBytes { prefix in value.withUnsafeBytes { append(prefix, $0) } }
+    }
+
+    /// Appends one entry `prefix` + `value` (UTF-8), up to the first NUL: the contract's own
+    /// names, which are literals.
+    mutating func append(_ prefix: StaticString, _ value: String) {
+        var value = value
+        let prefix = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        value.withUTF8 { append(prefix, UnsafeRawBufferPointer($0), literalPrefix: true) }
+    }
+
+    /// Appends one entry `prefix` + `value`, up to the first NUL.
+    mutating func append(_ prefix: StaticString, _ value: [UInt8]) {
+        let prefix = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        value.withUnsafeBytes { append(prefix, $0, literalPrefix: true) }
     }
 
     /// Appends every entry of `other`, in order.
     mutating func append(contentsOf other: CStringList) {
-        bytes += other.bytes
-        count += other.count
+        guard let source = other.storage, other.count > 0 else { return }
+        source.withUnsafeMutablePointers { header, base in
+            write(UnsafeRawBufferPointer(start: base, count: header.pointee.used), entries: other.count)
+        }
     }
 
     /// The entries, each without its NUL (tests, diagnostics).
@@ -57,15 +89,19 @@ struct CStringList: Hashable, Sendable {
     /// argv and envp. The pointers are valid only during `body`.
     func withPointers<R>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
         withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<CChar>?.self, capacity: count + 1) { pointers in
+            guard let storage else {
+                pointers[0] = nil
+                return body(UnsafePointer(pointers.baseAddress!))
+            }
             // The C side takes `char *const[]` and never writes through it; the bytes are this
             // value's own, and a copy would be the very work this type saves.
-            bytes.withUnsafeBufferPointer { buffer in
-                let base = UnsafeMutableRawPointer(mutating: buffer.baseAddress)
-                var start = 0
+            return storage.withUnsafeMutablePointers { _, base in
+                var start = base
                 for index in 0..<count {
-                    pointers[index] = base.map { ($0 + start).assumingMemoryBound(to: CChar.self) }
-                    // Every entry ends with the NUL `end()` wrote, and holds no other (appendPart).
-                    start += strlen(pointers[index]!) + 1
+                    let entry = UnsafeMutableRawPointer(start).assumingMemoryBound(to: CChar.self)
+                    pointers[index] = entry
+                    // Every entry ends with the NUL `append` wrote, and holds no other.
+                    start += strlen(entry) + 1
                 }
                 pointers[count] = nil
                 return body(UnsafePointer(pointers.baseAddress!))
@@ -73,23 +109,93 @@ struct CStringList: Hashable, Sendable {
         }
     }
 
-    /// Appends `part` up to its first NUL; a NUL ends the entry being built, so the rest of the
-    /// entry's parts are dropped too.
-    private mutating func appendPart(_ part: UnsafeRawBufferPointer) {
-        guard !truncated, let base = part.baseAddress, part.count > 0 else { return }
-        var length = part.count
-        if let nul = memchr(base, 0, length) {
-            length = base.distance(to: UnsafeRawPointer(nul))
-            truncated = true
-        }
-        // Typed: Array appends a typed buffer with one copy, a raw one byte by byte.
-        bytes.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: length))
+    static func == (lhs: CStringList, rhs: CStringList) -> Bool {
+        guard lhs.count == rhs.count, lhs.byteCount == rhs.byteCount else { return false }
+        if lhs.storage === rhs.storage { return true }
+        return lhs.bytes == rhs.bytes
     }
 
-    /// Ends the entry being built.
-    private mutating func end() {
-        bytes.append(0)
-        count += 1
-        truncated = false
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        hasher.combine(bytes)
     }
+
+    /// Appends one entry: `prefix` and `value` up to the first NUL in either, and a NUL.
+    /// `literalPrefix`: the prefix is one of the contract's names, which hold none.
+    private mutating func append(
+        _ prefix: UnsafeRawBufferPointer,
+        _ value: UnsafeRawBufferPointer,
+        literalPrefix: Bool = false
+    ) {
+        var prefix = prefix
+        var value = value
+        if !literalPrefix, let nul = Self.firstNUL(in: prefix) {
+            prefix = UnsafeRawBufferPointer(rebasing: prefix[..<nul])
+            value = UnsafeRawBufferPointer(start: nil, count: 0)
+        } else if let nul = Self.firstNUL(in: value) {
+            value = UnsafeRawBufferPointer(rebasing: value[..<nul])
+        }
+        makeUnique(room: prefix.count + value.count + 1)
+        storage!.withUnsafeMutablePointers { header, base in
+            var end = base + header.pointee.used
+            if let start = prefix.baseAddress, prefix.count > 0 {
+                memcpy(end, start, prefix.count)
+                end += prefix.count
+            }
+            if let start = value.baseAddress, value.count > 0 {
+                memcpy(end, start, value.count)
+                end += value.count
+            }
+            end.pointee = 0
+            header.pointee.used = base.distance(to: end) + 1
+        }
+        count += 1
+    }
+
+    /// Appends `bytes`, which hold `entries` whole entries (each with its NUL).
+    private mutating func write(_ bytes: UnsafeRawBufferPointer, entries: Int) {
+        makeUnique(room: bytes.count)
+        storage!.withUnsafeMutablePointers { header, base in
+            memcpy(base + header.pointee.used, bytes.baseAddress!, bytes.count)
+            header.pointee.used += bytes.count
+        }
+        count += entries
+    }
+
+    /// Where the first NUL of `part` is, if it has one.
+    private static func firstNUL(in part: UnsafeRawBufferPointer) -> Int? {
+        guard let base = part.baseAddress, part.count > 0, let nul = memchr(base, 0, part.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(nul))
+    }
+
+    /// Makes ``storage`` this value's own, with room for `room` more bytes.
+    private mutating func makeUnique(room: Int) {
+        let used = byteCount
+        let needed = used + max(room, 0)
+        // Through the pointer, not `header`: a class's stored property is checked for exclusive
+        // access at run time on every use (swift_beginAccess), which cost more than the copy.
+        let current = storage?.withUnsafeMutablePointerToHeader { $0.pointee.capacity } ?? 0
+        // Checked before any other reference to the storage is taken, which would make it shared.
+        if isKnownUniquelyReferenced(&storage), current >= needed { return }
+        // Doubling when it grows, so that appending entry by entry copies each byte a bounded
+        // number of times; a shared storage is copied at its own size, or what is needed.
+        let capacity = max(needed, current >= needed ? current : 2 * current, 64)
+        let grown = Storage.create(minimumCapacity: capacity) { _ in Header(used: used, capacity: capacity) }
+        if let storage, used > 0 {
+            storage.withUnsafeMutablePointers { _, old in
+                grown.withUnsafeMutablePointerToElements { new in new.update(from: old, count: used) }
+            }
+        }
+        // `create` returns a ManagedBuffer whose dynamic type is the subclass asked for.
+        storage = unsafeDowncast(grown, to: Storage.self)
+    }
+
+    /// How much of ``Storage`` holds entries, and how much it can hold.
+    private struct Header {
+        var used: Int
+        var capacity: Int
+    }
+
+    /// The bytes, after their header.
+    private final class Storage: ManagedBuffer<Header, UInt8> {}
 }

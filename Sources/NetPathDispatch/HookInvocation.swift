@@ -119,12 +119,12 @@ package struct HookInvocation: Hashable, Sendable {
             before.reserveCapacity(128)
             after.reserveCapacity(768)
             var slot = 0
-            HookInvocation.forEachVariable(for: event, rule: nil) { _, value in
+            HookInvocation.forEachVariable(for: event, rule: nil) { entry, value in
                 defer { slot += 1 }
                 if slot < HookInvocation.ruleSlot {
-                    HookInvocation.append(slot, value, to: &before)
+                    HookInvocation.append(slot, entry, value, to: &before)
                 } else if slot > HookInvocation.ruleSlot {
-                    HookInvocation.append(slot, value, to: &after)
+                    HookInvocation.append(slot, entry, value, to: &after)
                 }
             }
             beforeRule = before
@@ -195,7 +195,12 @@ package struct HookInvocation: Hashable, Sendable {
         var list = CStringList()
         if arguments.isEmpty { list.append([], hook) }
         for (index, argument) in arguments.enumerated() {
-            if index == 1 { list.append([], InterfaceName.kernelBytes(argument)) } else { list.append([], argument) }
+            // argv[1], the interface: a name without a backslash is its kernel bytes already.
+            if index == 1, !InterfaceName.isVerbatim(argument) {
+                list.append([], InterfaceName.kernelBytes(argument))
+            } else {
+                list.append([], argument)
+            }
         }
         return list
     }
@@ -211,9 +216,10 @@ package struct HookInvocation: Hashable, Sendable {
             interfaceVariables == Self.interfaceVariables
         {
             // An event's hook: its payload's entries, with its own rule.
-            var list = payload.beforeRule
-            list.reserveCapacity(list.bytes.count + payload.afterRule.bytes.count + rule.utf8.count + 16)
-            Self.append(Self.ruleSlot, rule, to: &list)
+            var list = CStringList()
+            list.reserveCapacity(payload.beforeRule.byteCount + payload.afterRule.byteCount + rule.utf8.count + 16)
+            list.append(contentsOf: payload.beforeRule)
+            Self.append(Self.ruleSlot, "NETPATH_RULE=", rule, to: &list)
             list.append(contentsOf: payload.afterRule)
             return list
         }
@@ -238,24 +244,22 @@ package struct HookInvocation: Hashable, Sendable {
         return list
     }
 
-    /// Appends the entry `NAME=value` of variable `slot` of ``environmentNames``: the kernel's
-    /// bytes for an interface name, UTF-8 otherwise.
-    private static func append(_ slot: Int, _ value: String, to list: inout CStringList) {
-        let prefix = entryPrefixes[slot]
-        if slot == interfaceSlot || slot == previousInterfaceSlot {
-            list.append(prefix, InterfaceName.kernelBytes(value))
+    /// Appends the entry `NAME=value` of variable `slot` of ``environmentNames`` (`entry` is its
+    /// `NAME=`): the kernel's bytes for an interface name, UTF-8 otherwise.
+    private static func append(_ slot: Int, _ entry: StaticString, _ value: String, to list: inout CStringList) {
+        // A name without a backslash is its kernel bytes already (InterfaceName).
+        if slot == interfaceSlot || slot == previousInterfaceSlot, !InterfaceName.isVerbatim(value) {
+            list.append(entry, InterfaceName.kernelBytes(value))
         } else {
-            list.append(prefix, value)
+            list.append(entry, value)
         }
     }
-
-    /// `NAME=` of each of ``environmentNames``, as bytes.
-    private static let entryPrefixes = environmentNames.map { Array($0.utf8) + [UInt8(ascii: "=")] }
     /// Where `NETPATH_RULE`, `NETPATH_INTERFACE` and `NETPATH_PREVIOUS_INTERFACE` sit in
-    /// ``environmentNames``.
-    private static let ruleSlot = environmentNames.firstIndex(of: "NETPATH_RULE")!
-    private static let interfaceSlot = environmentNames.firstIndex(of: "NETPATH_INTERFACE")!
-    private static let previousInterfaceSlot = environmentNames.firstIndex(of: "NETPATH_PREVIOUS_INTERFACE")!
+    /// ``environmentNames`` (HookInvocationTests holds them to it). Literals, not looked up: a
+    /// lazily computed global is a `swift_once` on every use, and these are read per variable.
+    package static let ruleSlot = 3
+    package static let interfaceSlot = 4
+    package static let previousInterfaceSlot = 7
 
     /// The variables that hold interface names.
     static let interfaceVariables: Set<String> = ["NETPATH_INTERFACE", "NETPATH_PREVIOUS_INTERFACE"]
@@ -269,14 +273,18 @@ package struct HookInvocation: Hashable, Sendable {
     static func variables(for event: Event, rule: String?) -> [(name: String, value: String)] {
         var variables: [(name: String, value: String)] = []
         variables.reserveCapacity(environmentNames.count)
-        forEachVariable(for: event, rule: rule) { name, value in variables.append((name, value)) }
+        forEachVariable(for: event, rule: rule) { entry, value in
+            let name = UnsafeBufferPointer(start: entry.utf8Start, count: entry.utf8CodeUnitCount - 1)
+            variables.append((String(decoding: name, as: UTF8.self), value))
+        }
         return variables
     }
 
-    /// Calls `body` with each variable of the table above, name and value, in
+    /// Calls `body` with each variable of the table above, its entry's `NAME=` and its value, in
     /// ``environmentNames`` order: the one place the values are made. (The payload writes them
-    /// as they come, without a list of pairs in between.)
-    static func forEachVariable(for event: Event, rule: String?, _ body: (String, String) -> Void) {
+    /// as they come, without a list of pairs in between; the names are literals, so that
+    /// writing one is a copy of its bytes.)
+    static func forEachVariable(for event: Event, rule: String?, _ body: (StaticString, String) -> Void) {
         func flag(_ value: Bool) -> String { value ? "1" : "0" }
         let state = event.interfaceState
         let path = event.path
@@ -321,28 +329,28 @@ package struct HookInvocation: Hashable, Sendable {
             portalURL = state?.portalURL
         }
         // In environmentNames order (HookInvocationTests checks the names and the order).
-        body("NETPATH_EVENT", event.name.rawValue)
-        body("NETPATH_SCOPE", event.scope.rawValue)
-        body("NETPATH_POLICY", event.policy ?? "")
-        body("NETPATH_RULE", rule ?? "")
-        body("NETPATH_INTERFACE", event.interface ?? "")
-        body("NETPATH_INTERFACE_TYPE", (event.interfaceType ?? state?.type)?.rawValue ?? "")
-        body("NETPATH_INTERFACE_KIND", state?.kind ?? "")
-        body("NETPATH_PREVIOUS_INTERFACE", event.previousInterface ?? "")
-        body("NETPATH_STATUS", status)
-        body("NETPATH_METERED", flag(metered))
-        body("NETPATH_CONSTRAINED", flag(constrained))
-        body("NETPATH_IPV4", flag(ipv4))
-        body("NETPATH_IPV6", flag(ipv6))
-        body("NETPATH_DNS", dns)
-        body("NETPATH_ADDRESSES", addresses)
-        body("NETPATH_GATEWAYS", gateways)
-        body("NETPATH_STARTUP", flag(event.startup))
-        body("NETPATH_CONNECTIVITY", connectivity.rawValue)
-        body("NETPATH_PREVIOUS_CONNECTIVITY", event.previousConnectivity?.rawValue ?? "")
-        body("NETPATH_PORTAL_URL", connectivity == .portal ? portalURL ?? "" : "")
-        body("PATH", Self.path)
-        body("LANG", Self.language)
+        body("NETPATH_EVENT=", event.name.rawValue)
+        body("NETPATH_SCOPE=", event.scope.rawValue)
+        body("NETPATH_POLICY=", event.policy ?? "")
+        body("NETPATH_RULE=", rule ?? "")
+        body("NETPATH_INTERFACE=", event.interface ?? "")
+        body("NETPATH_INTERFACE_TYPE=", (event.interfaceType ?? state?.type)?.rawValue ?? "")
+        body("NETPATH_INTERFACE_KIND=", state?.kind ?? "")
+        body("NETPATH_PREVIOUS_INTERFACE=", event.previousInterface ?? "")
+        body("NETPATH_STATUS=", status)
+        body("NETPATH_METERED=", flag(metered))
+        body("NETPATH_CONSTRAINED=", flag(constrained))
+        body("NETPATH_IPV4=", flag(ipv4))
+        body("NETPATH_IPV6=", flag(ipv6))
+        body("NETPATH_DNS=", dns)
+        body("NETPATH_ADDRESSES=", addresses)
+        body("NETPATH_GATEWAYS=", gateways)
+        body("NETPATH_STARTUP=", flag(event.startup))
+        body("NETPATH_CONNECTIVITY=", connectivity.rawValue)
+        body("NETPATH_PREVIOUS_CONNECTIVITY=", event.previousConnectivity?.rawValue ?? "")
+        body("NETPATH_PORTAL_URL=", connectivity == .portal ? portalURL ?? "" : "")
+        body("PATH=", Self.path)
+        body("LANG=", Self.language)
     }
 
     /// The texts of `items`, space-separated, in one string; an item without one (`nil`) is left

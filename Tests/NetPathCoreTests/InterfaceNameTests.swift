@@ -33,6 +33,8 @@ struct InterfaceNameTests {
         for bytes in samples {
             let name = InterfaceName.string(fromKernel: bytes)
             #expect(InterfaceName.kernelBytes(name) == bytes, "\(bytes) -> \(name)")
+            // Verbatim exactly when the string form's UTF-8 is the kernel's bytes.
+            #expect(InterfaceName.isVerbatim(name) == (Array(name.utf8) == bytes), "\(bytes) -> \(name)")
             #expect(!name.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(name)")
         }
     }

@@ -80,4 +80,26 @@ struct CStringListTests {
         #expect(strings(invocation.environmentList) == ["PATH=\(HookInvocation.path)", "A=x"])
         #expect(strings(invocation.argumentList) == ["10-x", "eth0", "up"])
     }
+
+    @Test("a copy is a value: appending to it leaves the original as it was, and each grows past its first room")
+    func copiesAreValues() {
+        var original = CStringList()
+        original.reserveCapacity(8)
+        original.append("A=", "1")
+        var copy = original
+        for index in 0..<40 { copy.append("B=", String(repeating: "x", count: index)) }
+        original.append("C=", Array("3".utf8))
+        #expect(strings(original) == ["A=1", "C=3"])
+        #expect(copy.count == 41)
+        #expect(strings(copy).first == "A=1")
+        #expect(strings(copy).last == "B=" + String(repeating: "x", count: 39))
+        #expect(copy.byteCount == copy.bytes.count)
+        #expect(copy.bytes.filter { $0 == 0 }.count == 41)
+        var rebuilt = made([Array("A=1".utf8)])
+        rebuilt.append(contentsOf: made([Array("C=3".utf8)]))
+        #expect(rebuilt == original)
+        #expect(rebuilt.hashValue == original.hashValue)
+        #expect(rebuilt != copy)
+    }
 }
+

@@ -264,4 +264,11 @@ struct HookInvocationBytesTests {
             }
         }
     }
+
+    @Test("the slots the payload splits and decodes at are those of NETPATH_RULE and the interface names")
+    func slotsNameTheirVariables() {
+        #expect(HookInvocation.environmentNames[HookInvocation.ruleSlot] == "NETPATH_RULE")
+        #expect(HookInvocation.environmentNames[HookInvocation.interfaceSlot] == "NETPATH_INTERFACE")
+        #expect(HookInvocation.environmentNames[HookInvocation.previousInterfaceSlot] == "NETPATH_PREVIOUS_INTERFACE")
+    }
 }

@@ -69,7 +69,7 @@ struct HookVariablesTests {
             .init(via: "192.0.2.1"), .init(via: "192.0.2.2", metric: 600), .init(via: "2001:db8::1", table: 100),
             .init(family: .ipv4, metric: 50),  // on-link: no gateway
         ]
-        let connectivities: [Connectivity?] = [nil, .unknown, .none, .limited, .portal, .full]
+        let connectivities: [Connectivity?] = [nil, .unknown, Connectivity.none, .limited, .portal, .full]
         for _ in 0..<400 {
             var state = Interface(
                 index: 3,
