@@ -106,13 +106,29 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
     /// JSON and the status output format addresses, and the joined `String(radix:)` pieces this
     /// replaced were half of the per-event hook environment's cost (perf).
     public var description: String {
+        // Not through `write(into:)`: a public body that calls a `package` method from a closure
+        // is serialized for other modules (-cross-module-optimization) without the closure's
+        // symbol, and the release link fails.
         switch family {
         case .ipv4:
             return String(unsafeUninitializedCapacity: 15) { out in
                 Self.writeDotted(UInt32(truncatingIfNeeded: low), into: out, at: 0)
             }
         case .ipv6:
-            return String(unsafeUninitializedCapacity: 45) { out in formatIPv6(into: out) }
+            return String(unsafeUninitializedCapacity: Self.longestDescription) { out in formatIPv6(into: out) }
+        }
+    }
+
+    /// The most bytes ``description`` takes: an IPv4-mapped IPv6 address, `ffff:…:255.255.255.255`.
+    package static let longestDescription = 45
+
+    /// Writes ``description`` at the start of `out`, which has room for
+    /// ``longestDescription`` bytes; returns how many it wrote. (For texts that hold an address
+    /// among other things, written at once into their own storage.)
+    package func write(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        switch family {
+        case .ipv4: Self.writeDotted(UInt32(truncatingIfNeeded: low), into: out, at: 0)
+        case .ipv6: formatIPv6(into: out)
         }
     }
 

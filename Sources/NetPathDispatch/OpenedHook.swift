@@ -33,7 +33,7 @@ package struct OpenedHook: Hashable, Sendable {
 
     init(name: String, directory: String, file: TrustedPath) {
         self.name = name
-        self.executablePath = (directory == "/" ? "" : directory) + "/" + name
+        self.executablePath = TrustedPath.joined(directory, name)
         self.resolvedPath = file.path
         self.device = UInt64(file.status.st_dev)
         self.inode = UInt64(file.status.st_ino)

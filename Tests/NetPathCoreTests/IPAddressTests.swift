@@ -202,6 +202,10 @@ struct IPAddressTests {
             #expect(address.description == expected, "\(bytes)")
             #expect(IPAddress(address.description) == address, "\(address.description) does not parse back")
             if address.description != expected { return }
+            // With a prefix length, every one from -1 to 129 (the property is settable).
+            let length = Int.random(in: -1...129, using: &generator)
+            let cidr = InterfaceAddress(address, prefixLength: length)
+            #expect(cidr.description == expected + "/" + String(length), "\(bytes) /\(length)")
         }
     }
 }
