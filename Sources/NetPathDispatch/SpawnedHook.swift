@@ -59,9 +59,14 @@ struct SpawnedHook: Sendable {
         var pid: pid_t = 0
         var pidfd: Int32 = -1
         var step = NP_SPAWN_CLONE
+        // withCString, not the implicit conversion, which copies each string into a new array.
         let spawned = arguments.withPointers { argv in
             environment.withPointers { envp in
-                np_spawn(&pid, &pidfd, path, argv, envp, directory, standardInput, output.write, error.write, &step)
+                path.withCString { path in
+                    directory.withCString { directory in
+                        np_spawn(&pid, &pidfd, path, argv, envp, directory, standardInput, output.write, error.write, &step)
+                    }
+                }
             }
         }
         guard spawned == 0 else {

@@ -175,7 +175,10 @@ final class TrustedPath: Sendable {
     /// Opens `name` in `directory` without following a symlink (`O_PATH | O_NOFOLLOW`), and
     /// `fstat`s it: the descriptor, owned by the caller, and its status.
     private static func openEntry(_ name: String, in directory: Int32) throws(HookRefusal) -> (Int32, stat) {
-        let entry = openat(directory, name, openPath | O_NOFOLLOW | O_CLOEXEC)
+        // withCString, not the implicit conversion: that copies every string into a new array
+        // first, a malloc on each hook's way to its spawn (withCString copies a short name to
+        // the stack, and passes a long one's own bytes).
+        let entry = name.withCString { openat(directory, $0, openPath | O_NOFOLLOW | O_CLOEXEC) }
         guard entry >= 0 else { throw .cannotOpen(errno: errno) }
         do {
             return (entry, try status(of: entry))
@@ -197,29 +200,44 @@ final class TrustedPath: Sendable {
     ///   walks again, and that walk says why it refuses.
     func recheck(policy: TrustPolicy) -> stat? {
         guard status.st_mode & S_IFMT == S_IFDIR, path.hasPrefix("/") else { return nil }
-        var bytes = Array(path.utf8CString)
-        let end = bytes.count - 1  // the terminating NUL
+        var path = path
         var current = stat()
-        let passed = bytes.withUnsafeMutableBufferPointer { buffer -> Bool in
-            let base = buffer.baseAddress!
-            // "/" first, then each prefix, cut at the next slash (or the end) by a NUL put there
-            // for the call and taken away after.
-            var index = 1
-            guard Self.isTrustedDirectory("/", &current, policy) else { return false }
-            while index <= end {
-                if index == end || buffer[index] == CChar(UInt8(ascii: "/")) {
-                    let saved = buffer[index]
-                    buffer[index] = 0
-                    let trusted = Self.isTrustedDirectory(base, &current, policy)
-                    buffer[index] = saved
-                    guard trusted else { return false }
-                }
-                index += 1
+        // A copy on the stack, cut into prefixes in place: no allocation before each hook's run.
+        let passed = path.withUTF8 { utf8 in
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: utf8.count + 1) { buffer -> Bool in
+                for (index, byte) in utf8.enumerated() { buffer[index] = CChar(bitPattern: byte) }
+                buffer[utf8.count] = 0
+                return Self.prefixesAreTrusted(buffer, end: utf8.count, &current, policy)
             }
-            return true
         }
         guard passed, current.st_dev == status.st_dev, current.st_ino == status.st_ino else { return nil }
         return current
+    }
+
+    /// Whether `/` and each directory prefix of the path in `buffer` (NUL at `end`) is a
+    /// directory that passes `policy`; the last one's status is left in `current`.
+    private static func prefixesAreTrusted(
+        _ buffer: UnsafeMutableBufferPointer<CChar>,
+        end: Int,
+        _ current: inout stat,
+        _ policy: TrustPolicy
+    ) -> Bool {
+        let base = buffer.baseAddress!
+        // "/" first, then each prefix, cut at the next slash (or the end) by a NUL put there for
+        // the call and taken away after.
+        var index = 1
+        guard isTrustedDirectory("/", &current, policy) else { return false }
+        while index <= end {
+            if index == end || buffer[index] == CChar(UInt8(ascii: "/")) {
+                let saved = buffer[index]
+                buffer[index] = 0
+                let trusted = isTrustedDirectory(base, &current, policy)
+                buffer[index] = saved
+                guard trusted else { return false }
+            }
+            index += 1
+        }
+        return true
     }
 
     /// `lstat(path)` finds a directory that passes `policy`; its status is left in `status`.
