@@ -72,7 +72,17 @@ private struct Evaluation {
             }
         }
 
-        let ordered = candidates.sorted { before($0, $1, family: nil) }
+        // Positions in `before`'s order, by insertion: sorting the candidates copied each one, its
+        // interface and its collections, on every change, and the library's sort of even one or
+        // two positions cost ~1,800 instructions. A host has a handful of candidates (interfaces
+        // with a default route); `before` is a strict total order, so any sort gives this order.
+        var order: [Int] = []
+        order.reserveCapacity(candidates.count)
+        for position in candidates.indices {
+            var slot = order.endIndex
+            while slot > 0, before(candidates[position], candidates[order[slot - 1]], family: nil) { slot -= 1 }
+            order.insert(position, at: slot)
+        }
         // The first of the family's candidates in `before`'s order (a strict total order: ties
         // end on the unique index), found by one scan: filtering and sorting copied every
         // candidate, its interface and its four collections, twice per family on every change.
@@ -85,7 +95,7 @@ private struct Evaluation {
             return best.map { NetworkPath.PathInterface(candidates[$0].interface) }
         }
 
-        let available = ordered.map { NetworkPath.PathInterface($0.interface) }
+        let available = order.map { NetworkPath.PathInterface(candidates[$0].interface) }
         let primaryIPv4 = primary(.ipv4)
         let primaryIPv6 = primary(.ipv6)
         let supportsIPv4 = primaryIPv4 != nil
@@ -102,7 +112,7 @@ private struct Evaluation {
 
         let status: NetworkPath.Status
         var reason: NetworkPath.UnsatisfiedReason?
-        if !ordered.isEmpty {
+        if !candidates.isEmpty {
             status = .satisfied
         } else if rejections.contains(.noAddress) {
             status = .requiresConnection
@@ -111,7 +121,7 @@ private struct Evaluation {
             reason = unsatisfiedReason(rejections)
         }
 
-        let primaryInterface = ordered.first?.interface
+        let primaryInterface = order.first.map { candidates[$0].interface }
         let path = NetworkPath(
             policy: policy.name,
             status: status,
@@ -119,7 +129,7 @@ private struct Evaluation {
             primaryIPv4: primaryIPv4,
             primaryIPv6: primaryIPv6,
             availableInterfaces: available,
-            isConstrained: ordered.first?.interface.isConstrained ?? false,
+            isConstrained: primaryInterface?.isConstrained ?? false,
             supportsIPv4: supportsIPv4,
             supportsIPv6: supportsIPv6,
             supportsDNS: status == .satisfied && supportsDNS,
@@ -132,6 +142,7 @@ private struct Evaluation {
 
         var verdicts: [PathEvaluation.Verdict] = []
         guard explaining else { return PathEvaluation(path: path, verdicts: verdicts) }
+        let ordered = order.map { candidates[$0] }
         for (rank, candidate) in ordered.enumerated() {
             let outcome: PathEvaluation.Outcome =
                 rank == 0

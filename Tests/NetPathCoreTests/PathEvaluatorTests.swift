@@ -93,6 +93,44 @@ struct PathEvaluatorTests {
         #expect(forward == backward)
     }
 
+    @Test("the candidates' order is the same whatever order the interfaces come in, with ties, metered links and preferences")
+    func candidateOrderIsAFunctionOfTheCandidates() {
+        var generator = SystemRandomNumberGenerator()
+        let policies = [
+            PathPolicy.default, PathPolicy(name: "avoid", metered: .avoid),
+            PathPolicy(name: "wired", prefer: [.wired, .wifi]),
+        ]
+        for _ in 0..<300 {
+            let interfaces = (0..<Int.random(in: 0...7, using: &generator)).map { position in
+                Sample.uplink(
+                    Int32(position + 2),
+                    "up\(position)",
+                    [.wired, .wifi, .cellular].randomElement(using: &generator)!,
+                    metric: [50, 100, 100, 600].randomElement(using: &generator)!,
+                    ipv4: Bool.random(using: &generator),
+                    ipv6: Bool.random(using: &generator),
+                    metered: Bool.random(using: &generator)
+                )
+            }
+            for policy in policies {
+                let evaluation = evaluate(policy, interfaces)
+                let shuffled = evaluate(policy, interfaces.shuffled(using: &generator))
+                #expect(shuffled.path == evaluation.path)
+                #expect(shuffled.verdicts.map(\.interface.name) == evaluation.verdicts.map(\.interface.name))
+                // Each candidate is ranked behind the one before it, never ahead of it.
+                let ranks = evaluation.verdicts.compactMap { verdict -> Int? in
+                    switch verdict.outcome {
+                    case .primary: 0
+                    case .candidate(let rank, _): rank
+                    default: nil
+                    }
+                }
+                #expect(ranks == Array(ranks.indices))
+                #expect(evaluation.path.availableInterfaces.map(\.name) == evaluation.verdicts.prefix(ranks.count).map(\.interface.name))
+            }
+        }
+    }
+
     @Test func verdictsListPrimaryThenCandidatesThenRejections() {
         let down = Sample.uplink(5, "eth1", .wired, carrier: false)
         let e = evaluate([Sample.loopback, down, Sample.eth0(metric: 600), Sample.wlan0(metric: 100)])
