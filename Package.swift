@@ -16,8 +16,9 @@
 //   1  NetPathConfig              TOML parser, configuration model and validation, rules
 //      NetPathLinux               libnl engine, rules and kernel route lookups, sysfs, resolv.conf
 //      NetPathProbe               the probe helper's client (SandboxedProbe), its wire format and verdict rules
+//      NetPathQueues              the per-subject queues hooks and plugins are dispatched through
 //   0  NetPathCore                model, classification, evaluation, tracker, settle, route-editing seam,
-//                                 per-subject queues and workers, one bounded file read, descriptors 0–2,
+//                                 per-subject workers, one bounded file read, descriptors 0–2,
 //                                 the monotonic clock and a condition lock for plain threads
 //      CNetlink                   the libnl import
 //      CLinux                     the system calls glibc declares only under _GNU_SOURCE (clone, pidfd, setns)
@@ -26,8 +27,9 @@
 // Edges (→ depends on):
 //   NetPathConfig → Core                    NetPathLinux → Core, CNetlink, CLinux
 //   NetPathProbe → Core                     ProbeHelper → Core, NetPathProbe, CCurl, CSeccomp
-//   NetPathControl → Core, Config           NetPathPlugin → Core, Config
-//   NetPathDispatch → Core, Config, Control, CLinux
+//   NetPathControl → Core, Config           NetPathPlugin → Core, Config, Queues
+//   NetPathQueues → Core
+//   NetPathDispatch → Core, Config, Control, Queues, CLinux
 //   NetPath → Core, Config, Control, Linux, Plugin
 //   RouteMetricsPlugin → Core, Plugin       EventLogPlugin → Core, Config, Plugin
 //   NetPathAgent → Core, Config, Control, Linux, Plugin, Dispatch
@@ -110,12 +112,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The per-subject queues, public for the dispatchers in other modules to specialize
+        // (Sources/NetPathQueues/SubjectQueues.swift says why); not re-exported by NetPath.
+        .target(name: "NetPathQueues", dependencies: ["NetPathCore"]),
         // The plugin protocol, its context and configuration, the registry and the isolating runner.
         .target(
             name: "NetPathPlugin",
             dependencies: [
                 "NetPathCore",
                 "NetPathConfig",
+                "NetPathQueues",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -138,6 +144,7 @@ let package = Package(
                 "NetPathCore",
                 "NetPathConfig",
                 "NetPathControl",
+                "NetPathQueues",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -244,12 +251,14 @@ let package = Package(
         // Namespaces, processes and bounded waits shared by the integration tests.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
+        .testTarget(name: "NetPathQueuesTests", dependencies: ["NetPathQueues", "NetPathCore"]),
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig", "NetPathCore"]),
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPathCore", "TestSupport"]),
         .testTarget(
             name: "NetPathDispatchTests",
             dependencies: [
-                "NetPathDispatch", "NetPathCore", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "NetPathDispatch", "NetPathCore", "NetPathQueues", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

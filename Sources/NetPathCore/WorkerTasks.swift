@@ -1,8 +1,8 @@
 import Synchronization
 
 /// The worker tasks of a per-subject dispatcher (hooks, plugins): one is started whenever
-/// ``SubjectQueues/enqueue(_:)`` says a subject needs one, and each is tracked until it ends, so
-/// that a shutdown can cancel the workers still running and wait for them.
+/// `SubjectQueues.enqueue(_:)` (NetPathQueues) says a subject needs one, and each is tracked
+/// until it ends, so that a shutdown can cancel the workers still running and wait for them.
 package final class WorkerTasks: Sendable {
     private struct State {
         var tasks: [UInt64: Task<Void, Never>] = [:]

@@ -1,6 +1,7 @@
 import Logging
 import NetPathConfig
 import NetPathCore
+import NetPathQueues
 import Synchronization
 
 /// Runs the hooks for each event: in order per interface or policy, isolated across them, with

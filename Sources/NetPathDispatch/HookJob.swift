@@ -1,4 +1,5 @@
 import NetPathCore
+import NetPathQueues
 
 /// One event waiting for, or getting, its hooks: an item of the dispatcher's ``SubjectQueues``.
 struct HookJob: SubjectQueueItem {

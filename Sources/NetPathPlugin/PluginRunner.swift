@@ -1,5 +1,6 @@
 import Logging
 import NetPathCore
+import NetPathQueues
 import Synchronization
 
 /// Runs the enabled plugins: delivers events to them, each call isolated by a timeout, and drives

@@ -1,4 +1,5 @@
 import NetPathCore
+import NetPathQueues
 
 /// Counters of one plugin, as plain values for metrics and `netpathctl`.
 public struct PluginStatistics: Hashable, Sendable {

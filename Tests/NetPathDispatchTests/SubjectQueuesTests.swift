@@ -1,5 +1,6 @@
 import Foundation
 import NetPathCore
+import NetPathQueues
 import Testing
 
 @testable import NetPathDispatch

@@ -1,12 +1,22 @@
+import NetPathCore
+
+// Public, in a module of its own that the library does not re-export: the dispatchers
+// (NetPathDispatch's hooks, NetPathPlugin's plugins) are other modules, and a generic of theirs
+// was compiled for them only in its unspecialized form while it was `package` in NetPathCore
+// (-cross-module-optimization hands on public bodies only). That form looked up the metadata of
+// `SubjectQueues<HookJob>`, its `Drop`, its dictionary and arrays on every event, and copied
+// items through value witnesses: ~3,000 instructions and ~50 lines of code of each link change's
+// way to its hook's spawn (bench/pathcost.sh, 2026-11-29).
+
 /// Something waiting in a ``SubjectQueues``: an event, or a job that carries one.
-package protocol SubjectQueueItem: Sendable {
+public protocol SubjectQueueItem: Sendable {
     /// The event the item dispatches. A queue may replace it with the newer event that absorbed it
     /// (``Event/absorbing(_:)``).
     var event: Event { get set }
 }
 
 extension Event: SubjectQueueItem {
-    package var event: Event {
+    public var event: Event {
         get { self }
         set { self = newValue }
     }
@@ -29,15 +39,15 @@ extension Event: SubjectQueueItem {
 ///   (``Event/reportedState``), so the subject's final state is still dispatched.
 /// - The queues may be *held* (a plugin whose `start` has not returned): items queue, bounded the
 ///   same way, and no worker starts until ``release()``.
-package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
+public struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     /// A queued item that was dropped.
-    package struct Drop: Sendable {
-        package var item: Item
+    public struct Drop: Sendable {
+        public var item: Item
         /// The newer event that made it obsolete, or `nil` when it was dropped for the limit.
-        package var supersededBy: Event?
+        public var supersededBy: Event?
 
         /// Why it was dropped, for the log.
-        package var reason: String {
+        public var reason: String {
             if let supersededBy { return "superseded by \(supersededBy.name) before it was dispatched" }
             return "too many events of its interface or policy queued while it was busy"
         }
@@ -50,37 +60,37 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     }
 
     /// Whether a newer event drops the queued items it makes obsolete (``Event/supersedes(_:)``).
-    package let dropsObsolete: Bool
+    public let dropsObsolete: Bool
     /// The most items one subject keeps queued (its running item aside).
-    package let limit: Int
+    public let limit: Int
     private var subjects: [String: Subject] = [:]
     /// Items taken by a worker whose call has not ended or timed out.
-    package private(set) var running = 0
+    public private(set) var running = 0
     /// Whether workers wait for ``release()``.
-    package private(set) var held = false
+    public private(set) var held = false
 
-    package init(dropsObsolete: Bool = true, limit: Int = 64) {
+    public init(dropsObsolete: Bool = true, limit: Int = 64) {
         self.dropsObsolete = dropsObsolete
         self.limit = max(1, limit)
     }
 
     /// Items queued, over all subjects.
-    package var queued: Int { subjects.values.reduce(0) { $0 + $1.queue.count } }
+    public var queued: Int { subjects.values.reduce(0) { $0 + $1.queue.count } }
 
     /// Items queued or running: zero when everything handed in has been dealt with.
-    package var pending: Int { queued + running }
+    public var pending: Int { queued + running }
 
     /// Subjects blocked behind a call that timed out.
-    package var stuck: Int { subjects.values.filter(\.stuck).count }
+    public var stuck: Int { subjects.values.filter(\.stuck).count }
 
     /// Work that will finish by itself: running calls, and queued items not behind a stuck call.
-    package var active: Int { running + subjects.values.filter { !$0.stuck }.reduce(0) { $0 + $1.queue.count } }
+    public var active: Int { running + subjects.values.filter { !$0.stuck }.reduce(0) { $0 + $1.queue.count } }
 
     /// Queues `item`, first dropping the queued items of its subject that its event supersedes
     /// (the newest item absorbs what they carried).
     ///
     /// - Returns: The drops, and whether the subject needs a worker started.
-    package mutating func enqueue(_ item: Item) -> (drops: [Drop], startWorker: Bool) {
+    public mutating func enqueue(_ item: Item) -> (drops: [Drop], startWorker: Bool) {
         let key = item.event.subject
         // The usual case, an idle subject with nothing queued: one hash lookup and one insert,
         // nothing else. This code runs unspecialized in the dispatchers' modules (a `package`
@@ -120,7 +130,7 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
 
     /// The next item of `subject` for its worker, now running; `nil` when the worker should end
     /// (the queue is empty, the subject is stuck, or the queues are held).
-    package mutating func take(_ subject: String) -> Item? {
+    public mutating func take(_ subject: String) -> Item? {
         guard let index = subjects.index(forKey: subject) else { return nil }
         // In place, through the index: a copy of the entry would share its queue's buffer, and
         // removing from it would then copy the buffer.
@@ -140,18 +150,18 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     }
 
     /// The running item of `subject` ended in time.
-    package mutating func finish(_ subject: String) {
+    public mutating func finish(_ subject: String) {
         running -= 1
     }
 
     /// The running item of `subject` timed out: the subject waits for it to return.
-    package mutating func markStuck(_ subject: String) {
+    public mutating func markStuck(_ subject: String) {
         running -= 1
         subjects[subject, default: Subject(busy: true)].stuck = true
     }
 
     /// The stuck call of `subject` returned; returns whether a worker must resume its queue.
-    package mutating func unstick(_ subject: String) -> Bool {
+    public mutating func unstick(_ subject: String) -> Bool {
         guard var entry = subjects[subject] else { return false }
         entry.stuck = false
         if entry.queue.isEmpty {
@@ -164,12 +174,12 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
 
     /// Holds workers: from now on items queue and no worker starts; a worker running ends after
     /// its current item.
-    package mutating func hold() {
+    public mutating func hold() {
         held = true
     }
 
     /// Ends the hold; returns the subjects with items waiting, now busy: each needs a worker.
-    package mutating func release() -> [String] {
+    public mutating func release() -> [String] {
         held = false
         var start: [String] = []
         for (key, subject) in subjects where !subject.busy && !subject.queue.isEmpty {
@@ -180,7 +190,7 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     }
 
     /// Takes every queued item, each subject's in order (for another lane to deliver).
-    package mutating func takeAll() -> [Item] {
+    public mutating func takeAll() -> [Item] {
         var taken: [Item] = []
         for key in subjects.keys.sorted() {
             taken += subjects[key]!.queue
@@ -191,13 +201,13 @@ package struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     }
 
     /// Empties `subject`'s queue and releases it (shutdown); returns the discarded items.
-    package mutating func abandon(_ subject: String) -> [Item] {
+    public mutating func abandon(_ subject: String) -> [Item] {
         let items = subjects.removeValue(forKey: subject)?.queue ?? []
         return items
     }
 
     /// Empties every queue (stopping); returns the discarded items.
-    package mutating func discardQueued() -> [Item] {
+    public mutating func discardQueued() -> [Item] {
         var discarded: [Item] = []
         for key in subjects.keys {
             discarded += subjects[key]!.queue

@@ -1,5 +1,6 @@
 import Foundation
 import NetPathCore
+import NetPathQueues
 import Testing
 
 /// The parts of the shared queue state machine that plugins use: holding, stuck calls, and
