@@ -93,9 +93,9 @@ public struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
     public mutating func enqueue(_ item: Item) -> (drops: [Drop], startWorker: Bool) {
         let key = item.event.subject
         // The usual case, an idle subject with nothing queued: one hash lookup and one insert,
-        // nothing else. This code runs unspecialized in the dispatchers' modules (a `package`
-        // generic is not specialized across modules), where every extra generic operation
-        // costs microseconds on the way to a hook's spawn.
+        // nothing else. Kept apart from the busy case, whose closures keep its body from being
+        // handed to the dispatchers' modules: this one is specialized there, on every event's
+        // way to its hook's spawn.
         guard let index = subjects.index(forKey: key) else {
             if !held {
                 subjects[key] = Subject(queue: [item], busy: true)
@@ -104,6 +104,15 @@ public struct SubjectQueues<Item: SubjectQueueItem>: Sendable {
             subjects[key] = Subject(queue: [item])
             return ([], false)
         }
+        return enqueue(item, busy: index, key: key)
+    }
+
+    /// ``enqueue(_:)`` for a subject that has an entry, at `index`.
+    private mutating func enqueue(
+        _ item: Item,
+        busy index: Dictionary<String, Subject>.Index,
+        key: String
+    ) -> (drops: [Drop], startWorker: Bool) {
         // Taken out and put back: the dictionary's copy would share the queue's buffer, and the
         // append would then copy it.
         var subject = subjects.remove(at: index).value
