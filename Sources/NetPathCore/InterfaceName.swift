@@ -55,8 +55,7 @@ package enum InterfaceName {
     /// Whether `name`'s UTF-8 is the kernel's bytes as they are: it holds no escape (no
     /// backslash), as nearly every name does; ``kernelBytes(_:)`` is then its UTF-8.
     package static func isVerbatim(_ name: String) -> Bool {
-        var name = name
-        return name.withUTF8 { !$0.contains(UInt8(ascii: "\\")) }
+        !name.containsUTF8(UInt8(ascii: "\\"))
     }
 
     /// The kernel's bytes for a name in string form: the inverse of ``string(fromKernel:)``.

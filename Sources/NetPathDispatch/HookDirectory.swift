@@ -219,7 +219,7 @@ package final class HookDirectory: Sendable {
 
     private func check(_ name: String, in checked: TrustedPath?) throws(HookRefusal) -> OpenedHook {
         // By bytes: String's own `contains` compares Characters, before every run.
-        guard !name.isEmpty, !name.utf8.contains(UInt8(ascii: "/")), name != ".", name != ".." else {
+        guard !name.isEmpty, !name.containsUTF8(UInt8(ascii: "/")), name != ".", name != ".." else {
             throw .cannotOpen(errno: ENOENT)
         }
         guard Self.isValidName(name) else { throw .invalidName }

@@ -162,7 +162,7 @@ final class TrustedPath: Sendable {
     private static func openName(_ name: String, in base: TrustedPath, policy: TrustPolicy) throws(HookRefusal)
         -> TrustedPath?
     {
-        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")) else { return nil }
+        guard !name.isEmpty, name != ".", name != "..", !name.containsUTF8(UInt8(ascii: "/")) else { return nil }
         let (next, status) = try openEntry(name, in: base.descriptor)
         let type = status.st_mode & S_IFMT
         guard type != S_IFLNK, type != S_IFDIR else {
