@@ -115,8 +115,35 @@ public struct Event: Hashable, Sendable {
     /// and a queued one may be made obsolete by a later one with the same subject.
     public var subject: String {
         switch scope {
-        case .interface: return "interface:" + (interfaceState.map { String($0.index) } ?? interface ?? "")
+        case .interface:
+            if let index = interfaceState?.index { return Self.interfaceSubject(index) }
+            return "interface:" + (interface ?? "")
         case .path: return "policy:" + (policy ?? "")
+        }
+    }
+
+    /// `interface:INDEX`, written at once into a small string: the dispatchers ask for an
+    /// event's subject on its way to its hook's spawn, and `+` with `String(index)` ran the
+    /// library's integer formatting and string appending each time.
+    private static func interfaceSubject(_ index: Int32) -> String {
+        let prefix: StaticString = "interface:"
+        // Up to five digits fit a small string's 15 bytes beside the prefix; any other index is
+        // written the plain way.
+        guard (0...99_999).contains(index) else { return "interface:" + String(index) }
+        return String(unsafeUninitializedCapacity: 15) { out in
+            var end = 0
+            for byte in UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount) {
+                out[end] = byte
+                end += 1
+            }
+            var divisor: Int32 = 10_000
+            while divisor > 1, index < divisor { divisor /= 10 }
+            while divisor > 0 {
+                out[end] = UInt8(ascii: "0") + UInt8(index / divisor % 10)
+                end += 1
+                divisor /= 10
+            }
+            return end
         }
     }
 }
