@@ -99,13 +99,16 @@ package struct HookInvocation: Hashable, Sendable {
     /// which each hook's rule fills: built without a dictionary (hashing two dozen names into one,
     /// then looking each up again in order, was ~15 µs of every hook's start, perf,
     /// BENCHMARKS.md), and without an allocation per entry.
-    package struct EventPayload: Sendable {
+    ///
+    /// A class: made once and never changed, it is shared by the event's invocations, which
+    /// each copied the event and both lists while it was a struct.
+    package final class EventPayload: Sendable {
         /// The event (the variables, should anyone ask for them as a dictionary, derive from it).
-        var event: Event
+        let event: Event
         /// The entries before `NETPATH_RULE`, and those after it.
-        var beforeRule: CStringList
-        var afterRule: CStringList
-        var standardInput: HookInput
+        let beforeRule: CStringList
+        let afterRule: CStringList
+        let standardInput: HookInput
 
         var interface: String { event.interface ?? "" }
         var name: String { event.name.rawValue }
