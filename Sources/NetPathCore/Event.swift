@@ -132,9 +132,11 @@ public struct Event: Hashable, Sendable {
         guard (0...99_999).contains(index) else { return "interface:" + String(index) }
         return String(unsafeUninitializedCapacity: 15) { out in
             var end = 0
-            for byte in UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount) {
-                out[end] = byte
-                end += 1
+            prefix.withUTF8Buffer { prefix in
+                for byte in prefix {
+                    out[end] = byte
+                    end += 1
+                }
             }
             var divisor: Int32 = 10_000
             while divisor > 1, index < divisor { divisor /= 10 }

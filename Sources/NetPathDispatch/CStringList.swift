@@ -61,14 +61,17 @@ struct CStringList: Hashable, @unchecked Sendable {
     /// names, which are literals.
     mutating func append(_ prefix: StaticString, _ value: String) {
         var value = value
-        let prefix = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-        value.withUTF8 { append(prefix, UnsafeRawBufferPointer($0), literalPrefix: true) }
+        // withUTF8Buffer, not utf8Start, which traps for a one-scalar literal.
+        prefix.withUTF8Buffer { prefix in
+            value.withUTF8 { append(UnsafeRawBufferPointer(prefix), UnsafeRawBufferPointer($0), literalPrefix: true) }
+        }
     }
 
     /// Appends one entry `prefix` + `value`, up to the first NUL.
     mutating func append(_ prefix: StaticString, _ value: [UInt8]) {
-        let prefix = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-        value.withUnsafeBytes { append(prefix, $0, literalPrefix: true) }
+        prefix.withUTF8Buffer { prefix in
+            value.withUnsafeBytes { append(UnsafeRawBufferPointer(prefix), $0, literalPrefix: true) }
+        }
     }
 
     /// Appends every entry of `other`, in order.

@@ -277,8 +277,8 @@ package struct HookInvocation: Hashable, Sendable {
         var variables: [(name: String, value: String)] = []
         variables.reserveCapacity(environmentNames.count)
         forEachVariable(for: event, rule: rule) { entry, value in
-            let name = UnsafeBufferPointer(start: entry.utf8Start, count: entry.utf8CodeUnitCount - 1)
-            variables.append((String(decoding: name, as: UTF8.self), value))
+            let name = entry.withUTF8Buffer { String(decoding: $0.dropLast(), as: UTF8.self) }
+            variables.append((name, value))
         }
         return variables
     }

@@ -100,6 +100,11 @@ struct CStringListTests {
         #expect(rebuilt == original)
         #expect(rebuilt.hashValue == original.hashValue)
         #expect(rebuilt != copy)
+        // A one-character literal may be stored as a scalar, not as bytes: it is written all the same.
+        var short = CStringList()
+        short.append("Z", "1")
+        short.append("Y", Array("2".utf8))
+        #expect(strings(short) == ["Z1", "Y2"])
     }
 }
 
