@@ -49,34 +49,122 @@ public struct Event: Hashable, Sendable {
         case interface, path
     }
 
+    /// The values, in one box that copies of the event share until one of them changes.
+    ///
+    /// An event is handed on by value many times on its way to a hook (to the rule matcher, the
+    /// dispatcher's queue, the job, the hook's payload), and it holds a path and an interface
+    /// state with their strings and arrays: each copy retained all of them, and each end of a
+    /// copy released them (~4,000 instructions of a link change's way to its hook's spawn,
+    /// bench/pathcost.sh). A copy is now one retain.
+    private struct Fields: Hashable, Sendable {
+        var time: Date
+        var name: Name
+        var scope: Scope
+        var interface: String?
+        var interfaceType: InterfaceType?
+        var policy: String?
+        var previousInterface: String?
+        var startup: Bool
+        var path: NetworkPath?
+        var interfaceState: Interface?
+        var address: InterfaceAddress?
+        var changes: [String]
+        var connectivity: Connectivity?
+        var previousConnectivity: Connectivity?
+    }
+
+    /// The box. `@unchecked Sendable`: its fields are written only through ``fields``, which
+    /// first makes the box unique to the one value being changed, so a box that any other value,
+    /// and so any other thread, can see is never written. `@exclusivity(unchecked)`: for the
+    /// same reason the run-time exclusivity check of a class's property guards nothing here (the
+    /// owner's `inout` access is checked statically), and it would cost every read of a field.
+    private final class Storage: @unchecked Sendable {
+        @exclusivity(unchecked) var fields: Fields
+
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
+    /// The values, for changing: the box is copied first when another value shares it.
+    private var fields: Fields {
+        get { storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            yield &storage.fields
+        }
+    }
+
     /// When the change was observed.
-    public var time: Date
+    public var time: Date {
+        get { storage.fields.time }
+        _modify { yield &fields.time }
+    }
     /// What happened.
-    public var name: Name
+    public var name: Name {
+        get { storage.fields.name }
+        _modify { yield &fields.name }
+    }
     /// Whether it concerns an interface or a policy's path.
-    public var scope: Scope
+    public var scope: Scope {
+        get { storage.fields.scope }
+        _modify { yield &fields.scope }
+    }
     /// The interface: the one concerned, or a path's primary; `nil` for a path without one.
-    public var interface: String?
+    public var interface: String? {
+        get { storage.fields.interface }
+        _modify { yield &fields.interface }
+    }
     /// The type of ``interface``; `nil` when there is no interface.
-    public var interfaceType: InterfaceType?
+    public var interfaceType: InterfaceType? {
+        get { storage.fields.interfaceType }
+        _modify { yield &fields.interfaceType }
+    }
     /// The policy, for path events.
-    public var policy: String?
+    public var policy: String? {
+        get { storage.fields.policy }
+        _modify { yield &fields.policy }
+    }
     /// The path's previous primary, or an interface's previous name after a rename.
-    public var previousInterface: String?
+    public var previousInterface: String? {
+        get { storage.fields.previousInterface }
+        _modify { yield &fields.previousInterface }
+    }
     /// Part of the state dispatched once at start.
-    public var startup: Bool
+    public var startup: Bool {
+        get { storage.fields.startup }
+        _modify { yield &fields.startup }
+    }
     /// The path, for path events.
-    public var path: NetworkPath?
+    public var path: NetworkPath? {
+        get { storage.fields.path }
+        _modify { yield &fields.path }
+    }
     /// The interface's state, for interface events.
-    public var interfaceState: Interface?
+    public var interfaceState: Interface? {
+        get { storage.fields.interfaceState }
+        _modify { yield &fields.interfaceState }
+    }
     /// The address, for `address-added` and `address-removed`.
-    public var address: InterfaceAddress?
+    public var address: InterfaceAddress? {
+        get { storage.fields.address }
+        _modify { yield &fields.address }
+    }
     /// What changed, for `changed` events (e.g. `["mtu", "default_routes"]`).
-    public var changes: [String]
+    public var changes: [String] {
+        get { storage.fields.changes }
+        _modify { yield &fields.changes }
+    }
     /// The new connectivity, for `connectivity-changed`.
-    public var connectivity: Connectivity?
+    public var connectivity: Connectivity? {
+        get { storage.fields.connectivity }
+        _modify { yield &fields.connectivity }
+    }
     /// The connectivity before, for `connectivity-changed`.
-    public var previousConnectivity: Connectivity?
+    public var previousConnectivity: Connectivity? {
+        get { storage.fields.previousConnectivity }
+        _modify { yield &fields.previousConnectivity }
+    }
 
     /// An event with these values; the optional fields default to absent.
     public init(
@@ -95,20 +183,24 @@ public struct Event: Hashable, Sendable {
         connectivity: Connectivity? = nil,
         previousConnectivity: Connectivity? = nil
     ) {
-        self.time = time
-        self.name = name
-        self.scope = scope
-        self.interface = interface
-        self.interfaceType = interfaceType
-        self.policy = policy
-        self.previousInterface = previousInterface
-        self.startup = startup
-        self.path = path
-        self.interfaceState = interfaceState
-        self.address = address
-        self.changes = changes
-        self.connectivity = connectivity
-        self.previousConnectivity = previousConnectivity
+        storage = Storage(
+            Fields(
+                time: time,
+                name: name,
+                scope: scope,
+                interface: interface,
+                interfaceType: interfaceType,
+                policy: policy,
+                previousInterface: previousInterface,
+                startup: startup,
+                path: path,
+                interfaceState: interfaceState,
+                address: address,
+                changes: changes,
+                connectivity: connectivity,
+                previousConnectivity: previousConnectivity
+            )
+        )
     }
 
     /// Which interface or policy the event is about: events with the same subject are ordered,
@@ -147,6 +239,41 @@ public struct Event: Hashable, Sendable {
             }
             return end
         }
+    }
+}
+
+extension Event {
+    /// Equal when every value is: the same box, or boxes with equal values.
+    public static func == (lhs: Event, rhs: Event) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+}
+
+extension Event: CustomReflectable {
+    /// The values, as `print` and `dump` show a plain struct's, not the box they live in.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "time": time as Any,
+                "name": name as Any,
+                "scope": scope as Any,
+                "interface": interface as Any,
+                "interfaceType": interfaceType as Any,
+                "policy": policy as Any,
+                "previousInterface": previousInterface as Any,
+                "startup": startup as Any,
+                "path": path as Any,
+                "interfaceState": interfaceState as Any,
+                "address": address as Any,
+                "changes": changes as Any,
+                "connectivity": connectivity as Any,
+                "previousConnectivity": previousConnectivity as Any,
+            ],
+            displayStyle: .struct
+        )
     }
 }
 
