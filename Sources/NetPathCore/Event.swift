@@ -73,97 +73,77 @@ public struct Event: Hashable, Sendable {
         var previousConnectivity: Connectivity?
     }
 
-    /// The box. `@unchecked Sendable`: its fields are written only through ``fields``, which
-    /// first makes the box unique to the one value being changed, so a box that any other value,
-    /// and so any other thread, can see is never written. `@exclusivity(unchecked)`: for the
-    /// same reason the run-time exclusivity check of a class's property guards nothing here (the
-    /// owner's `inout` access is checked statically), and it would cost every read of a field.
-    private final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
-
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var storage: Storage
-
-    /// The values, for changing: the box is copied first when another value shares it.
-    private var fields: Fields {
-        get { storage.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-            yield &storage.fields
-        }
-    }
+    private var box: CopyOnWriteBox<Fields>
 
     /// When the change was observed.
     public var time: Date {
-        get { storage.fields.time }
-        _modify { yield &fields.time }
+        get { box.value.time }
+        _modify { yield &box.value.time }
     }
     /// What happened.
     public var name: Name {
-        get { storage.fields.name }
-        _modify { yield &fields.name }
+        get { box.value.name }
+        _modify { yield &box.value.name }
     }
     /// Whether it concerns an interface or a policy's path.
     public var scope: Scope {
-        get { storage.fields.scope }
-        _modify { yield &fields.scope }
+        get { box.value.scope }
+        _modify { yield &box.value.scope }
     }
     /// The interface: the one concerned, or a path's primary; `nil` for a path without one.
     public var interface: String? {
-        get { storage.fields.interface }
-        _modify { yield &fields.interface }
+        get { box.value.interface }
+        _modify { yield &box.value.interface }
     }
     /// The type of ``interface``; `nil` when there is no interface.
     public var interfaceType: InterfaceType? {
-        get { storage.fields.interfaceType }
-        _modify { yield &fields.interfaceType }
+        get { box.value.interfaceType }
+        _modify { yield &box.value.interfaceType }
     }
     /// The policy, for path events.
     public var policy: String? {
-        get { storage.fields.policy }
-        _modify { yield &fields.policy }
+        get { box.value.policy }
+        _modify { yield &box.value.policy }
     }
     /// The path's previous primary, or an interface's previous name after a rename.
     public var previousInterface: String? {
-        get { storage.fields.previousInterface }
-        _modify { yield &fields.previousInterface }
+        get { box.value.previousInterface }
+        _modify { yield &box.value.previousInterface }
     }
     /// Part of the state dispatched once at start.
     public var startup: Bool {
-        get { storage.fields.startup }
-        _modify { yield &fields.startup }
+        get { box.value.startup }
+        _modify { yield &box.value.startup }
     }
     /// The path, for path events.
     public var path: NetworkPath? {
-        get { storage.fields.path }
-        _modify { yield &fields.path }
+        get { box.value.path }
+        _modify { yield &box.value.path }
     }
     /// The interface's state, for interface events.
     public var interfaceState: Interface? {
-        get { storage.fields.interfaceState }
-        _modify { yield &fields.interfaceState }
+        get { box.value.interfaceState }
+        _modify { yield &box.value.interfaceState }
     }
     /// The address, for `address-added` and `address-removed`.
     public var address: InterfaceAddress? {
-        get { storage.fields.address }
-        _modify { yield &fields.address }
+        get { box.value.address }
+        _modify { yield &box.value.address }
     }
     /// What changed, for `changed` events (e.g. `["mtu", "default_routes"]`).
     public var changes: [String] {
-        get { storage.fields.changes }
-        _modify { yield &fields.changes }
+        get { box.value.changes }
+        _modify { yield &box.value.changes }
     }
     /// The new connectivity, for `connectivity-changed`.
     public var connectivity: Connectivity? {
-        get { storage.fields.connectivity }
-        _modify { yield &fields.connectivity }
+        get { box.value.connectivity }
+        _modify { yield &box.value.connectivity }
     }
     /// The connectivity before, for `connectivity-changed`.
     public var previousConnectivity: Connectivity? {
-        get { storage.fields.previousConnectivity }
-        _modify { yield &fields.previousConnectivity }
+        get { box.value.previousConnectivity }
+        _modify { yield &box.value.previousConnectivity }
     }
 
     /// An event with these values; the optional fields default to absent.
@@ -183,7 +163,7 @@ public struct Event: Hashable, Sendable {
         connectivity: Connectivity? = nil,
         previousConnectivity: Connectivity? = nil
     ) {
-        storage = Storage(
+        box = CopyOnWriteBox(
             Fields(
                 time: time,
                 name: name,
@@ -245,35 +225,16 @@ public struct Event: Hashable, Sendable {
 extension Event {
     /// Equal when every value is: the same box, or boxes with equal values.
     public static func == (lhs: Event, rhs: Event) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+        lhs.box.shares(with: rhs.box) || lhs.box.value == rhs.box.value
     }
 
-    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+    public func hash(into hasher: inout Hasher) { box.value.hash(into: &hasher) }
 }
 
 extension Event: CustomReflectable {
     /// The values, as `print` and `dump` show a plain struct's, not the box they live in.
     public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "time": time as Any,
-                "name": name as Any,
-                "scope": scope as Any,
-                "interface": interface as Any,
-                "interfaceType": interfaceType as Any,
-                "policy": policy as Any,
-                "previousInterface": previousInterface as Any,
-                "startup": startup as Any,
-                "path": path as Any,
-                "interfaceState": interfaceState as Any,
-                "address": address as Any,
-                "changes": changes as Any,
-                "connectivity": connectivity as Any,
-                "previousConnectivity": previousConnectivity as Any,
-            ],
-            displayStyle: .struct
-        )
+        Mirror(self, children: Mirror(reflecting: box.value).children, displayStyle: .struct)
     }
 }
 

@@ -33,7 +33,7 @@ public struct Interface: Hashable, Sendable, Identifiable {
     /// were a third of a change's work on a host with a few dozen links (callgrind,
     /// BENCHMARKS.md). Shared, a copy is one retain, and two copies of one value compare equal
     /// without reading a field.
-    private var storage: Storage
+    private var box: CopyOnWriteBox<Fields>
 
     /// The stored values of an ``Interface``.
     private struct Fields: Hashable, Sendable {
@@ -60,138 +60,112 @@ public struct Interface: Hashable, Sendable, Identifiable {
         var connectivityEvidence: String?
     }
 
-    /// The box the values live in. `@unchecked Sendable`: its fields are written only through
-    /// ``fields``, which first makes the box unique to the one value being changed, so a box
-    /// that any other value, and so any other thread, can see is never written.
-    ///
-    /// `@exclusivity(unchecked)`: a class's stored property is checked for overlapping access at
-    /// run time on every read and write (swift_beginAccess, ~40 instructions), and the tracker,
-    /// the evaluator and a hook's variables read an interface's values ~70 times a change. The
-    /// checks guard nothing here: the box is written only while one value owns it, through that
-    /// value's `inout` access, which the compiler checks statically.
-    private final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
-
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    /// The values, for changing: the box is copied first when another value shares it.
-    /// (`_modify`, here and on each property, changes a value in place, so that appending to
-    /// ``addresses`` copies no array the box already holds.)
-    private var fields: Fields {
-        get { storage.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-            yield &storage.fields
-        }
-    }
-
     /// The kernel's interface index; stable for the life of the link.
     public var index: Int32 {
-        get { storage.fields.index }
-        _modify { yield &fields.index }
+        get { box.value.index }
+        _modify { yield &box.value.index }
     }
     /// The interface name; a link can be renamed.
     public var name: String {
-        get { storage.fields.name }
-        _modify { yield &fields.name }
+        get { box.value.name }
+        _modify { yield &box.value.name }
     }
     /// The classified type.
     public var type: InterfaceType {
-        get { storage.fields.type }
-        _modify { yield &fields.type }
+        get { box.value.type }
+        _modify { yield &box.value.type }
     }
     /// The netlink link kind or sysfs DEVTYPE (`veth`, `bridge`, `tun`, `wlan`, …); empty for plain hardware.
     public var kind: String {
-        get { storage.fields.kind }
-        _modify { yield &fields.kind }
+        get { box.value.kind }
+        _modify { yield &box.value.kind }
     }
     /// The kernel driver bound to the device, when there is a device.
     public var driver: String {
-        get { storage.fields.driver }
-        _modify { yield &fields.driver }
+        get { box.value.driver }
+        _modify { yield &box.value.driver }
     }
     /// The administrator set the link up (`IFF_UP`).
     public var adminUp: Bool {
-        get { storage.fields.adminUp }
-        _modify { yield &fields.adminUp }
+        get { box.value.adminUp }
+        _modify { yield &box.value.adminUp }
     }
     /// The lower layer reports carrier (`IFF_LOWER_UP`).
     public var carrier: Bool {
-        get { storage.fields.carrier }
-        _modify { yield &fields.carrier }
+        get { box.value.carrier }
+        _modify { yield &box.value.carrier }
     }
     /// The operational state.
     public var operState: OperationalState {
-        get { storage.fields.operState }
-        _modify { yield &fields.operState }
+        get { box.value.operState }
+        _modify { yield &box.value.operState }
     }
     /// The MTU.
     public var mtu: UInt32 {
-        get { storage.fields.mtu }
-        _modify { yield &fields.mtu }
+        get { box.value.mtu }
+        _modify { yield &box.value.mtu }
     }
     /// The hardware address, lower-case colon-separated; empty when the link has none.
     public var mac: String {
-        get { storage.fields.mac }
-        _modify { yield &fields.mac }
+        get { box.value.mac }
+        _modify { yield &box.value.mac }
     }
     /// Whether traffic on this interface should be treated as costly.
     public var isMetered: Bool {
-        get { storage.fields.isMetered }
-        _modify { yield &fields.isMetered }
+        get { box.value.isMetered }
+        _modify { yield &box.value.isMetered }
     }
     /// Where ``isMetered`` came from.
     public var meteredReason: MeteredReason {
-        get { storage.fields.meteredReason }
-        _modify { yield &fields.meteredReason }
+        get { box.value.meteredReason }
+        _modify { yield &box.value.meteredReason }
     }
     /// Whether the configuration marks this interface as constrained (low-data mode).
     public var isConstrained: Bool {
-        get { storage.fields.isConstrained }
-        _modify { yield &fields.isConstrained }
+        get { box.value.isConstrained }
+        _modify { yield &box.value.isConstrained }
     }
     /// The configured addresses, sorted.
     public var addresses: [InterfaceAddress] {
-        get { storage.fields.addresses }
-        _modify { yield &fields.addresses }
+        get { box.value.addresses }
+        _modify { yield &box.value.addresses }
     }
     /// The default routes leaving through this interface, sorted.
     public var defaultRoutes: [DefaultRoute] {
-        get { storage.fields.defaultRoutes }
-        _modify { yield &fields.defaultRoutes }
+        get { box.value.defaultRoutes }
+        _modify { yield &box.value.defaultRoutes }
     }
     /// The facts the classification used, in the order they were considered (e.g. `"arptype=1"`).
     public var classifiedBy: [String] {
-        get { storage.fields.classifiedBy }
-        _modify { yield &fields.classifiedBy }
+        get { box.value.classifiedBy }
+        _modify { yield &box.value.classifiedBy }
     }
     /// Whether the link reaches the internet, as the agent's connectivity probes found it after
     /// hysteresis (docs/connectivity.md); ``Connectivity/unknown`` when it is not probed.
     public var connectivity: Connectivity {
-        get { storage.fields.connectivity }
-        _modify { yield &fields.connectivity }
+        get { box.value.connectivity }
+        _modify { yield &box.value.connectivity }
     }
     /// The captive portal's URL, when ``connectivity`` is ``Connectivity/portal``.
     public var portalURL: String? {
-        get { storage.fields.portalURL }
-        _modify { yield &fields.portalURL }
+        get { box.value.portalURL }
+        _modify { yield &box.value.portalURL }
     }
     /// The round-trip time the last probe measured, when anything answered.
     public var roundTrip: Duration? {
-        get { storage.fields.roundTrip }
-        _modify { yield &fields.roundTrip }
+        get { box.value.roundTrip }
+        _modify { yield &box.value.roundTrip }
     }
     /// The fraction of the last probe's requests that got no answer (0...1), when probed.
     public var loss: Double? {
-        get { storage.fields.loss }
-        _modify { yield &fields.loss }
+        get { box.value.loss }
+        _modify { yield &box.value.loss }
     }
     /// Why ``connectivity`` is what it is: the last probe's evidence (`HTTP 302 to …`), single-line
     /// and escaped; `nil` when the interface was never probed.
     public var connectivityEvidence: String? {
-        get { storage.fields.connectivityEvidence }
-        _modify { yield &fields.connectivityEvidence }
+        get { box.value.connectivityEvidence }
+        _modify { yield &box.value.connectivityEvidence }
     }
 
     public var id: Int32 { index }
@@ -220,7 +194,7 @@ public struct Interface: Hashable, Sendable, Identifiable {
         loss: Double? = nil,
         connectivityEvidence: String? = nil
     ) {
-        storage = Storage(
+        box = CopyOnWriteBox(
             Fields(
                 index: index,
                 name: name,
@@ -249,10 +223,10 @@ public struct Interface: Hashable, Sendable, Identifiable {
 
     /// Equal when every value is: at once when both share their values.
     public static func == (lhs: Interface, rhs: Interface) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+        lhs.box.shares(with: rhs.box) || lhs.box.value == rhs.box.value
     }
 
-    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+    public func hash(into hasher: inout Hasher) { box.value.hash(into: &hasher) }
 
     /// Admin up and carrier present: the link could carry traffic.
     public var isConnected: Bool { adminUp && carrier }
@@ -302,7 +276,7 @@ public struct Interface: Hashable, Sendable, Identifiable {
 /// not the box that holds them.
 extension Interface: CustomReflectable {
     public var customMirror: Mirror {
-        Mirror(self, children: Mirror(reflecting: storage.fields).children, displayStyle: .struct)
+        Mirror(self, children: Mirror(reflecting: box.value).children, displayStyle: .struct)
     }
 }
 
