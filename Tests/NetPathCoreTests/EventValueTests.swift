@@ -42,16 +42,8 @@ struct EventValueTests {
 
     @Test("a change to a copy, of any property, leaves the original as it was and makes the two unequal")
     func changingACopyLeavesTheOriginal() {
-        for (property, change) in Self.changes {
-            let original = Self.event
-            var copy = original
-            change(&copy)
-            #expect(original == Self.event, "changing \(property) of a copy changed the original")
-            #expect(copy != original, "\(property): a changed copy still equals the original")
-            let snapshot = copy
-            copy.interface = "other"
-            #expect(snapshot != copy && snapshot.interface != "other", "\(property): a second change leaked")
-        }
+        CopyOnWriteChecks.changingACopyLeavesTheOriginal(Self.event, Self.changes) { $0.interface = "other" }
+        #expect(Self.event == Self.makeEvent())
     }
 
     @Test("values built apart are equal, and hash alike, exactly when every property is")
@@ -81,18 +73,7 @@ struct EventValueTests {
 
     @Test("values shared across tasks read the same, and each task's changes stay its own")
     func copiesAcrossTasks() async {
-        let shared = Self.event
-        let names = await withTaskGroup(of: String.self) { group in
-            for task in 0..<8 {
-                group.addTask {
-                    var mine = shared
-                    for step in 0..<1_000 { mine.interface = "if\(task)-\(step)" }
-                    return mine.interface ?? ""
-                }
-            }
-            return await group.reduce(into: Set<String>()) { $0.insert($1) }
-        }
-        #expect(names == Set((0..<8).map { "if\($0)-999" }))
-        #expect(shared == Self.event)
+        await CopyOnWriteChecks.tasksKeepTheirChanges(Self.event, set: { $0.interface = $1 }, read: { $0.interface ?? "" })
+        #expect(Self.event == Self.makeEvent())
     }
 }
