@@ -210,14 +210,7 @@ public struct Event: Hashable, Sendable {
                     end += 1
                 }
             }
-            var divisor: Int32 = 10_000
-            while divisor > 1, index < divisor { divisor /= 10 }
-            while divisor > 0 {
-                out[end] = UInt8(ascii: "0") + UInt8(index / divisor % 10)
-                end += 1
-                divisor /= 10
-            }
-            return end
+            return DecimalDigits.write(Int(index), into: out, at: end)
         }
     }
 }

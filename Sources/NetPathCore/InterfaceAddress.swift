@@ -68,14 +68,9 @@ public struct InterfaceAddress: Hashable, Sendable, Codable, Comparable, CustomS
         // A prefix length no address has (the property is settable) is written the plain way.
         guard (0...128).contains(prefixLength) else { return "\(address)/\(prefixLength)" }
         return String(unsafeUninitializedCapacity: IPAddress.longestDescription + 4) { out in
-            var end = address.write(into: out)
+            let end = address.write(into: out)
             out[end] = UInt8(ascii: "/")
-            end += 1
-            for divisor in [100, 10, 1] where prefixLength >= divisor || divisor == 1 {
-                out[end] = UInt8(ascii: "0") + UInt8(prefixLength / divisor % 10)
-                end += 1
-            }
-            return end
+            return DecimalDigits.write(prefixLength, into: out, at: end + 1)
         }
     }
 
