@@ -15,11 +15,12 @@ import Synchronization
 ///   has been going for ``Options/slowAfter`` stops counting, so hung hooks on other subjects
 ///   delay a subject's hook by at most that long (``HookSlots`` says why, and what stays
 ///   bounded).
-/// - A subject's worker starts inside ``dispatch(_:to:)`` itself (`Task.immediate`): it checks
-///   the hook, builds the invocation and spawns it on the caller's thread, and hands the thread
-///   back at its first real suspension. A hook therefore starts without waiting for the
-///   scheduler to wake another thread, which on a small machine costs about 0.1 ms per hop
-///   (BENCHMARKS.md).
+/// - An idle subject's first hook starts inside ``dispatch(_:to:)`` itself: it is checked, its
+///   invocation built and the hook spawned on the caller's thread, before the subject's worker
+///   task is created; the worker then starts there too (`Task.immediate`), waits for the hook
+///   and runs the rest, and hands the thread back at its first real suspension. A hook
+///   therefore starts without waiting for the scheduler to wake another thread, which on a
+///   small machine costs about 0.1 ms per hop, nor for a task to be made (BENCHMARKS.md).
 /// - An event still queued when a newer one of its subject supersedes it
 ///   (``NetPathCore/Event/supersedes(_:)``) is dropped and the drop logged; the newest is always
 ///   queued, so the final state of every subject is dispatched.
@@ -174,9 +175,19 @@ package final class HookDispatcher: Sendable {
     }
 
     private func startWorker(for subject: String) {
-        // Immediate: runs on this thread up to the worker's first suspension (see the type's
-        // discussion).
-        workers.start(immediate: true) { await self.work(subject) }
+        // The subject's first job is taken here, and its first hook spawned on this thread,
+        // before the worker's task exists: creating and starting a task took ~10,000
+        // instructions and ~100 lines of the concurrency runtime's code between the change and
+        // the spawn, each fetched again after the idle time between changes (BENCHMARKS.md).
+        var first: (execution: Execution, started: Started?)?
+        if !shuttingDown, let job = state.withLock({ $0.queues.take(subject) }) {
+            var execution = prepare(job)
+            let started = startFirst(of: &execution)
+            first = (execution, started)
+        }
+        // Immediate: the worker runs on this thread up to its first suspension (see the type's
+        // discussion), where the first hook's waiting begins.
+        workers.start(immediate: true) { [first] in await self.work(subject, first: first) }
     }
 
     /// Takes `interfaces` as the state networkd-dispatcher scripts last saw, without running
@@ -241,8 +252,13 @@ package final class HookDispatcher: Sendable {
     /// worker started just as run() was cancelled is not in the list run() cancels).
     private var shuttingDown: Bool { Task.isCancelled || state.withLock { $0.stopping } }
 
-    /// A subject's worker: its jobs, one at a time, until its queue is empty.
-    private func work(_ subject: String) async {
+    /// A subject's worker: its jobs, one at a time, until its queue is empty. `first`: the job
+    /// ``startWorker(for:)`` took from the queue, and its first hook if it spawned one.
+    private func work(_ subject: String, first: (execution: Execution, started: Started?)?) async {
+        if let first {
+            await execute(first.execution, started: first.started)
+            state.withLock { $0.queues.finish(subject) }
+        }
         while true {
             if shuttingDown {
                 let abandoned = state.withLock { $0.queues.abandon(subject) }
@@ -252,7 +268,7 @@ package final class HookDispatcher: Sendable {
                 break
             }
             guard let job = state.withLock({ $0.queues.take(subject) }) else { break }
-            await execute(job)
+            await execute(prepare(job), started: nil)
             state.withLock { $0.queues.finish(subject) }
         }
         resumeIdleWaitersIfIdle()
@@ -269,9 +285,30 @@ package final class HookDispatcher: Sendable {
         var networkd: (entering: String, now: NetworkdState)?
     }
 
-    /// One event: the hooks of `hooks_dir` in lexical order, one after another, then those of
-    /// each `[[hook_dir]]` in turn (``DialectHookDirectory``).
-    private func execute(_ job: HookJob) async {
+    /// An event's hooks as planned when its worker takes it, before any runs.
+    private struct Execution: Sendable {
+        var job: HookJob
+        /// networkd-dispatcher: the states the event enters (``networkdTransition(_:)``).
+        var networkd: (entered: [String], now: NetworkdState)?
+        /// The hooks directory's names, as listed for this event.
+        var names: [String]
+        /// The hooks of `hooks_dir` to run, in lexical order.
+        var native: [PlannedRun]
+        /// Computed once for all the event's hooks: only NETPATH_RULE and argv[0] differ.
+        var payload: HookInvocation.EventPayload?
+        /// The directory as listed, which the first hook is opened from.
+        var checked: HookDirectory.Snapshot?
+    }
+
+    /// A hook run spawned, with the slot it holds.
+    private struct Started: Sendable {
+        var run: HookRunner.StartedRun
+        var slot: HookSlots.Lease
+        var rule: String?
+    }
+
+    /// Plans `job`: what ``execute(_:started:)`` runs.
+    private func prepare(_ job: HookJob) -> Execution {
         // Before anything can return early: networkd's states follow every event.
         let networkd =
             dialectDirectories.contains { $0.dialect == .networkd } ? networkdTransition(job.event) : nil
@@ -283,11 +320,46 @@ package final class HookDispatcher: Sendable {
                 PlannedRun(name: $0, directory: directory, dialect: .netpath, target: target)
             }
         }
-        if !native.isEmpty {
-            // Computed once for all the event's hooks: only NETPATH_RULE and argv[0] differ.
-            let payload = HookInvocation.EventPayload(job.event)
+        return Execution(
+            job: job,
+            networkd: networkd,
+            names: names,
+            native: Self.lexical(native),
+            payload: native.isEmpty ? nil : HookInvocation.EventPayload(job.event),
+            checked: native.isEmpty ? nil : snapshot
+        )
+    }
+
+    /// Spawns the first of `execution`'s native hooks when a slot is free now, without a task
+    /// (``startWorker(for:)``), and takes it out of the plan; also a refused one, whose refusal
+    /// is counted. `nil` when there is none to start, or the run would wait for a slot: the
+    /// worker then runs the whole plan.
+    private func startFirst(of execution: inout Execution) -> Started? {
+        guard let planned = execution.native.first, let payload = execution.payload,
+            let slot = slots.acquireNow()
+        else { return nil }
+        execution.native.removeFirst()
+        let checked = execution.checked.take()
+        return start(planned, invocation(for: planned, payload: payload), slot: slot, checked: checked)
+    }
+
+    /// One event: the hooks of `hooks_dir` in lexical order, one after another, then those of
+    /// each `[[hook_dir]]` in turn (``DialectHookDirectory``). `started`: its first hook, when
+    /// ``startFirst(of:)`` spawned it.
+    private func execute(_ execution: Execution, started: Started?) async {
+        let job = execution.job
+        let networkd = execution.networkd
+        let names = execution.names
+        if started != nil || !execution.native.isEmpty, let payload = execution.payload {
             // Handed over: the checked directory is released once the first hook is open.
-            if !(await run(Self.lexical(native), job: job, payload: payload, checked: consume snapshot)) { return }
+            let completed = await run(
+                execution.native,
+                job: job,
+                payload: payload,
+                checked: execution.checked,
+                started: started
+            )
+            if !completed { return }
         }
 
         // Names a rule asks for that exist nowhere: logged once each, after the native hooks started.
@@ -368,7 +440,8 @@ package final class HookDispatcher: Sendable {
         }.map(\.element)
     }
 
-    /// Runs `plan` one after another; `false` when the event cannot go on (cancelled).
+    /// Runs `plan` one after another, after `started` (a run already spawned, the event's
+    /// first); `false` when the event cannot go on (cancelled).
     ///
     /// `checked`: the hooks directory as the event's listing checked it, which the first hook
     /// is opened from; later hooks, which start after earlier ones end, are checked anew.
@@ -376,8 +449,10 @@ package final class HookDispatcher: Sendable {
         _ plan: [PlannedRun],
         job: HookJob,
         payload: HookInvocation.EventPayload? = nil,
-        checked: HookDirectory.Snapshot? = nil
+        checked: HookDirectory.Snapshot? = nil,
+        started: Started? = nil
     ) async -> Bool {
+        if let started { await complete(started, job: job) }
         var checked = checked
         for planned in plan {
             if shuttingDown { return false }
@@ -407,12 +482,7 @@ package final class HookDispatcher: Sendable {
                     timeout: planned.target.timeout
                 )
             case .netpath:
-                invocation = HookInvocation(
-                    hook: name,
-                    payload: payload ?? HookInvocation.EventPayload(job.event),
-                    rule: planned.target.rule,
-                    timeout: planned.target.timeout
-                )
+                invocation = self.invocation(for: planned, payload: payload ?? HookInvocation.EventPayload(job.event))
             }
             // The slot, then the checks: the wait for a slot (up to the slots' slowAfter while
             // every one is busy) comes before them, not between them and the exec. After a wait,
@@ -433,26 +503,50 @@ package final class HookDispatcher: Sendable {
                 return false
             }
             if slot.waited { checked = nil }
-            let hook: OpenedHook
-            do {
-                defer { checked = nil }
-                hook = try planned.directory.open(name, in: planned.directory === directory ? checked : nil)
-            } catch {
-                slots.release(slot)
-                state.withLock { $0.statistics.refusals[error.code, default: 0] += 1 }
-                continue
-            }
-            // Called in this task: cancelling the dispatcher (shutdown) does not cut a running
-            // hook short, since nothing in a run waits on anything a cancellation ends (the
-            // runner waits on threads of its own); the hook keeps its timeout and its leftovers
-            // their grace, as docs/hooks.md promises (HookDispatcherTests.shutdownLetsRunsEnd).
-            let result = await runner.run(invocation, executing: hook)
-            slots.release(slot)
-            state.withLock { $0.statistics.record(result) }
-            onResult?(result)
-            log(result, job: job, rule: planned.target.rule)
+            // Only the first hook is opened from the event's listing.
+            guard let started = start(planned, invocation, slot: slot, checked: checked.take()) else { continue }
+            await complete(started, job: job)
         }
         return true
+    }
+
+    /// A native hook's invocation.
+    private func invocation(for planned: PlannedRun, payload: HookInvocation.EventPayload) -> HookInvocation {
+        HookInvocation(hook: planned.name, payload: payload, rule: planned.target.rule, timeout: planned.target.timeout)
+    }
+
+    /// Opens `planned`'s file (from `checked`, the event's listing, when given and the hook is
+    /// in ``directory``) and spawns it, holding `slot`; `nil`, with the slot given back and the
+    /// refusal counted, when the file is refused.
+    private func start(
+        _ planned: PlannedRun,
+        _ invocation: HookInvocation,
+        slot: HookSlots.Lease,
+        checked: HookDirectory.Snapshot?
+    ) -> Started? {
+        let hook: OpenedHook
+        do {
+            hook = try planned.directory.open(planned.name, in: planned.directory === directory ? checked : nil)
+        } catch {
+            slots.release(slot)
+            state.withLock { $0.statistics.refusals[error.code, default: 0] += 1 }
+            return nil
+        }
+        return Started(run: runner.start(invocation, executing: hook), slot: slot, rule: planned.target.rule)
+    }
+
+    /// Waits for a started run to end, gives its slot back, and counts and logs its result.
+    ///
+    /// Called in the worker's task: cancelling the dispatcher (shutdown) does not cut a running
+    /// hook short, since nothing in a run waits on anything a cancellation ends (the runner
+    /// waits on threads of its own); the hook keeps its timeout and its leftovers their grace,
+    /// as docs/hooks.md promises (HookDispatcherTests.shutdownLetsRunsEnd).
+    private func complete(_ started: Started, job: HookJob) async {
+        let result = await runner.finish(started.run)
+        slots.release(started.slot)
+        state.withLock { $0.statistics.record(result) }
+        onResult?(result)
+        log(result, job: job, rule: started.rule)
     }
 
     private func log(_ result: HookResult, job: HookJob, rule: String?) {

@@ -83,19 +83,42 @@ package struct HookRunner: Sendable {
         }
     }()
 
-    /// Runs `invocation` by executing `hook`, the file checked for it.
+    /// Runs `invocation` by executing `hook`, the file checked for it: ``start(_:executing:)``,
+    /// then ``finish(_:)``.
     ///
     /// Never throws: a hook that cannot start is a ``HookResult/Termination/failedToStart(_:)``.
     package func run(_ invocation: HookInvocation, executing hook: OpenedHook) async -> HookResult {
+        await finish(start(invocation, executing: hook))
+    }
+
+    /// A run ``start(_:executing:)`` began: the hook spawned, or why it could not be.
+    /// ``finish(_:)`` it exactly once.
+    package struct StartedRun: Sendable {
+        fileprivate let invocation: HookInvocation
+        fileprivate let start: ContinuousClock.Instant
+        fileprivate let group: HookProcesses
+        fileprivate let budget: OutputBudget
+        fileprivate let spawned: Result<Spawned, HookRunnerError>
+
+        fileprivate struct Spawned: Sendable {
+            var child: SpawnedHook
+            var input: StandardInputPipe
+        }
+    }
+
+    /// Spawns `hook` for `invocation` on the calling thread, and returns without waiting: the
+    /// first half of ``run(_:executing:)``, which needs no task (the dispatcher spawns an idle
+    /// subject's first hook before it creates the task that waits for it).
+    package func start(_ invocation: HookInvocation, executing hook: OpenedHook) -> StartedRun {
         let start = ContinuousClock.now
         let group = HookProcesses(hook: invocation.hook, cgroup: cgroup, logger: logger)
         let budget = OutputBudget(bytes: options.output.bytesPerRun)
-        let termination: HookResult.Termination
-        do {
+        let spawned: Result<StartedRun.Spawned, HookRunnerError>
+        do throws(HookRunnerError) {
             let pipes = try spares.take()
             var input = pipes.input
             let child: SpawnedHook
-            do {
+            do throws(HookRunnerError) {
                 defer { close(input.readEnd) }
                 // Spawned here, on the thread that decided to run the hook (SpawnedHook says why).
                 child = try SpawnedHook.spawn(
@@ -113,6 +136,23 @@ package struct HookRunner: Sendable {
                 throw error
             }
             group.started(child.pid)
+            spawned = .success(StartedRun.Spawned(child: child, input: input))
+        } catch {
+            spawned = .failure(error)
+        }
+        return StartedRun(invocation: invocation, start: start, group: group, budget: budget, spawned: spawned)
+    }
+
+    /// Feeds a started hook its stdin, logs its output, keeps its timeout, waits for its end and
+    /// for what it left running, and reports how the run went.
+    package func finish(_ run: StartedRun) async -> HookResult {
+        let (invocation, start, group, budget) = (run.invocation, run.start, run.group, run.budget)
+        let termination: HookResult.Termination
+        switch run.spawned {
+        case .failure(let error):
+            termination = .failedToStart(String(describing: error))
+        case .success(let spawned):
+            let (child, input) = (spawned.child, spawned.input)
             // The hook's stdin is encoded and written by the waiting thread, while the hook execs
             // (HookInput says why); that thread also makes the next run's pipes.
             let unencodable = Mutex<(any Error)?>(nil)
@@ -193,8 +233,6 @@ package struct HookRunner: Sendable {
             } else {
                 termination = ended
             }
-        } catch {
-            termination = .failedToStart(String(describing: error))
         }
         // What the hook left running gets the linger grace (none after a timeout), then dies;
         // waited for on a thread, so that cancelling the caller cannot cut the grace short.

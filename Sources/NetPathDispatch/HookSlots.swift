@@ -98,7 +98,7 @@ final class HookSlots: Sendable {
     func acquire() async -> Lease {
         // The common case, a free slot, returns without suspending: the dispatcher spawns the
         // hook on the caller's thread (see its discussion).
-        if let lease = state.withLock({ $0.claim(limit: limit, slowAfter: slowAfter) }) { return lease }
+        if let lease = acquireNow() { return lease }
         return await withCheckedContinuation { continuation in
             let (lease, timer) = state.withLock { state -> (Lease?, ContinuousClock.Instant?) in
                 // A slot may have come back between the two locks.
@@ -109,6 +109,13 @@ final class HookSlots: Sendable {
             if let lease { continuation.resume(returning: lease) }
             if let timer { startTimer(until: timer) }
         }
+    }
+
+    /// A slot now, when one is free; `nil` when the run would have to wait for one. (The
+    /// dispatcher spawns an idle subject's first hook before its worker task exists, so without
+    /// a task to suspend.)
+    func acquireNow() -> Lease? {
+        state.withLock { $0.claim(limit: limit, slowAfter: slowAfter) }
     }
 
     /// Gives a slot back. A lease that already stopped counting changes nothing.

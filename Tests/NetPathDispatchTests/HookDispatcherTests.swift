@@ -58,6 +58,71 @@ struct HookDispatcherTests {
         }
     }
 
+    @Test("an idle subject's first hook is spawned before dispatch returns, by the thread that dispatched")
+    func firstHookSpawnedBeforeDispatchReturns() async throws {
+        try await TemporaryDirectory.with { dir in
+            // A name no other test's hook has: its command line finds it among our children.
+            let name = "10-first-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            try dir.hook(name, "while [ ! -e \(dir.path(".go")) ]; do sleep 0.01; done")
+            try await Self.withDispatcher(dir) { dispatcher in
+                let before = Self.children()
+                dispatcher.dispatch(Events.interface(.up, "eth0"), to: [.all(timeout: .seconds(20))])
+                let after = Self.children()
+                // Its command line is in place once the exec has got that far.
+                var hook: pid_t?
+                try await waitUntil("the hook is running") {
+                    hook = Self.children().first { Self.commandLine($0).contains(name) }
+                    return hook != nil
+                }
+                if let hook {
+                    #expect(!before.contains(hook))
+                    #expect(after.contains(hook), "the hook was spawned after dispatch returned")
+                }
+                try dir.write(".go", "")
+                await dispatcher.waitUntilIdle()
+                #expect(dispatcher.statistics.runCount(name, .success) == 1)
+            }
+        }
+    }
+
+    @Test("a refused first hook is counted, and the event's next hook still runs")
+    func refusedFirstHookThenTheNext() async throws {
+        try await TemporaryDirectory.with { dir in
+            try dir.hook("10-unsafe", "echo ran >> \(dir.path(".unsafe"))", mode: 0o777)
+            try dir.hook("20-safe", "echo ran >> \(dir.path(".safe"))")
+            try await Self.withDispatcher(dir) { dispatcher in
+                dispatcher.dispatch(Events.interface(.up, "eth0"), to: [.all(timeout: .seconds(10))])
+                await dispatcher.waitUntilIdle()
+                #expect(dispatcher.statistics.refusals == ["writable-by-group-or-others": 1])
+                #expect(dispatcher.statistics.runCount("20-safe", .success) == 1)
+            }
+            #expect(dir.read(".unsafe") == nil)
+            #expect(dir.read(".safe") == "ran\n")
+        }
+    }
+
+    /// This process's children now.
+    static func children() -> Set<pid_t> {
+        let me = getpid()
+        var found: Set<pid_t> = []
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the command's name in parentheses: state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == me { found.insert(pid) }
+        }
+        return found
+    }
+
+    /// `pid`'s command line, its arguments joined by spaces; empty when it is gone.
+    static func commandLine(_ pid: pid_t) -> String {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return "" }
+        return String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+    }
+
     @Test(
         "a hung hook delays only its own subject: another interface's events run meanwhile, and it is killed at its timeout"
     )
