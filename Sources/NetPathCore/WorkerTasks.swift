@@ -22,8 +22,9 @@ package final class WorkerTasks: Sendable {
     /// hung call in it never holds up the caller.
     ///
     /// - Parameter immediate: run `body` on the calling thread up to its first suspension
-    ///   (`Task.immediate`): the hook dispatcher spawns a hook there, without waiting for the
-    ///   scheduler to wake another thread.
+    ///   (`Task.immediate`): the hook dispatcher's worker begins there to wait for the hook the
+    ///   dispatcher has just spawned (feeding its stdin), without waiting for the scheduler to
+    ///   wake another thread.
     package func start(immediate: Bool = false, _ body: @escaping @Sendable () async -> Void) {
         let id = state.withLock { state in
             state.last += 1
