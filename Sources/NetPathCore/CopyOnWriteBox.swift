@@ -34,6 +34,20 @@ struct CopyOnWriteBox<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Whether both share one box: their values are then equal without a comparison.
-    func shares(with other: CopyOnWriteBox) -> Bool { storage === other.storage }
+    /// A mirror of `subject`, the box's owner, that shows the values as a plain struct's fields:
+    /// what `print`, `dump` and test failures showed when the owner stored them inline.
+    func mirror(of subject: Any) -> Mirror {
+        Mirror(subject, children: Mirror(reflecting: storage.value).children, displayStyle: .struct)
+    }
+}
+
+/// Equal when the values are: at once, without reading a field, when both share one box. An
+/// owner whose only stored property is its box gets this as its own synthesized `==`.
+extension CopyOnWriteBox: Equatable where Value: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.storage === rhs.storage || lhs.storage.value == rhs.storage.value }
+}
+
+/// The values' hash, so that equal owners hash alike whether or not they share a box.
+extension CopyOnWriteBox: Hashable where Value: Hashable {
+    func hash(into hasher: inout Hasher) { storage.value.hash(into: &hasher) }
 }

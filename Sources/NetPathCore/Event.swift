@@ -73,6 +73,8 @@ public struct Event: Hashable, Sendable {
         var previousConnectivity: Connectivity?
     }
 
+    /// The only stored property: `==` and `hash(into:)` are synthesized from it (the box compares
+    /// and hashes its values, equal at once when two events share it).
     private var box: CopyOnWriteBox<Fields>
 
     /// When the change was observed.
@@ -215,20 +217,9 @@ public struct Event: Hashable, Sendable {
     }
 }
 
-extension Event {
-    /// Equal when every value is: the same box, or boxes with equal values.
-    public static func == (lhs: Event, rhs: Event) -> Bool {
-        lhs.box.shares(with: rhs.box) || lhs.box.value == rhs.box.value
-    }
-
-    public func hash(into hasher: inout Hasher) { box.value.hash(into: &hasher) }
-}
-
 extension Event: CustomReflectable {
     /// The values, as `print` and `dump` show a plain struct's, not the box they live in.
-    public var customMirror: Mirror {
-        Mirror(self, children: Mirror(reflecting: box.value).children, displayStyle: .struct)
-    }
+    public var customMirror: Mirror { box.mirror(of: self) }
 }
 
 extension Event: Codable {

@@ -32,7 +32,8 @@ public struct Interface: Hashable, Sendable, Identifiable {
     /// each copy retained and released its strings and arrays (up to nine) one by one; the copies
     /// were a third of a change's work on a host with a few dozen links (callgrind,
     /// BENCHMARKS.md). Shared, a copy is one retain, and two copies of one value compare equal
-    /// without reading a field.
+    /// without reading a field. The only stored property: `==` and `hash(into:)` are synthesized
+    /// from it.
     private var box: CopyOnWriteBox<Fields>
 
     /// The stored values of an ``Interface``.
@@ -221,13 +222,6 @@ public struct Interface: Hashable, Sendable, Identifiable {
         )
     }
 
-    /// Equal when every value is: at once when both share their values.
-    public static func == (lhs: Interface, rhs: Interface) -> Bool {
-        lhs.box.shares(with: rhs.box) || lhs.box.value == rhs.box.value
-    }
-
-    public func hash(into hasher: inout Hasher) { box.value.hash(into: &hasher) }
-
     /// Admin up and carrier present: the link could carry traffic.
     public var isConnected: Bool { adminUp && carrier }
 
@@ -275,9 +269,7 @@ public struct Interface: Hashable, Sendable, Identifiable {
 /// `print`, `dump` and test failures show the values, as they did when they were stored inline,
 /// not the box that holds them.
 extension Interface: CustomReflectable {
-    public var customMirror: Mirror {
-        Mirror(self, children: Mirror(reflecting: box.value).children, displayStyle: .struct)
-    }
+    public var customMirror: Mirror { box.mirror(of: self) }
 }
 
 extension Interface: Codable {

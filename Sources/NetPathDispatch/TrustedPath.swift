@@ -82,7 +82,7 @@ final class TrustedPath: Sendable {
     {
         // The path resolved so far, without a trailing slash ("" is `/`): one string grown and cut
         // back, not a list of components joined for every directory (the walk runs before every hook).
-        if let base, let file = try openName(path, in: base, policy: policy) { return file }
+        if let base, let file = try statName(path, in: base, policy: policy) { return file }
         var resolved: String
         var current: Int32
         var pending: [Substring]
@@ -162,7 +162,7 @@ final class TrustedPath: Sendable {
     /// saves duplicating `base`'s descriptor, splitting the name and opening the file (the walk
     /// runs before every hook): the value has the file's status and no descriptor. `nil` when the
     /// general walk must decide: a path, `.`/`..`, a symlink or a directory.
-    private static func openName(_ name: String, in base: TrustedPath, policy: TrustPolicy) throws(HookRefusal)
+    private static func statName(_ name: String, in base: TrustedPath, policy: TrustPolicy) throws(HookRefusal)
         -> TrustedPath?
     {
         guard !name.isEmpty, name != ".", name != "..", !name.containsUTF8(UInt8(ascii: "/")) else { return nil }
