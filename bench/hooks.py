@@ -20,12 +20,19 @@ stamps file with one write(). bench/out/toggle stamps CLOCK_REALTIME right befor
 Latency = the first stamp after a toggle (and before the next) minus the toggle's stamp, matched
 as in latency.py; a toggle with no stamp in its window counts as missed.
 
-The listeners run one after another, never at once (each reacts to the link; netplug would also
-try to bring it up): one per invocation (--listener), and bench/run.sh gives each fresh
-namespaces, because an admin down makes the kernel flush the link's IPv4 routes and IPv6
-addresses, and netpathd's events depend on them. Each gets the same toggles: --warmup + --count
-of the veth peer (carrier: the watched link's carrier follows), then of the watched link itself
-(admin). Writes a JSON result to --out.
+The listeners run at once, each on namespaces of its own (--listener, --ns and --peer-ns,
+given once per listener, in the same order), and the changes go to them in rotation: the first
+listener's link, --gap-ms later the second's, …, then the first's again (bench/out/toggle
+--rotate). A listener sees only its own link's changes (netlink is per namespace), and its hook
+is done long before the next change of any link, so at any moment one of them is working, as
+when they took turns; but the machine's speed, which drifts by a few hundred microseconds within
+minutes on these shared machines (BENCHMARKS.md), is now the same for all of them change by
+change, not minute by minute. Each gets the same toggles: --warmup + --count of the veth peer
+(carrier: the watched link's carrier follows), then of the watched link itself (admin); then,
+with --batch-routes, the first change right after a route batch in its own namespace. Fresh
+namespaces per invocation (bench/run.sh), because an admin down makes the kernel flush the link's
+IPv4 routes and IPv6 addresses, and netpathd's events depend on them. Writes one JSON result per
+listener to --out, whose `{runner}` is replaced by the listener's name (--work likewise).
 """
 
 import argparse
@@ -173,36 +180,56 @@ def by_direction(toggles, latencies):
     return out
 
 
-def toggles_after_batches(args):
-    """Issue 14: the first change right after a large route batch. --batches times, `ip -batch`
-    adds (then, the next time, deletes) --batch-routes blackhole /32 routes in the watched
-    namespace, and the peer's carrier is toggled the moment it exits (down, then up 40 ms later
-    so the link ends as it started); each batch's first toggle is measured."""
-    toggles = []
+def route_batch(namespace, verb, routes):
+    """`ip -batch` adding or deleting `routes` blackhole /32 routes in `namespace`."""
+    script = "".join(f"route {verb} blackhole 10.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}/32\n"
+                     for i in range(routes))
+    subprocess.run(in_ns(namespace, ["ip", "-batch", "-"]), input=script, text=True, check=True)
+
+
+def toggles_after_batches(args, targets):
+    """Issue 14: the first change right after a large route batch. --batches times, for each
+    (namespace, peer namespace) of `targets` in turn, `ip -batch` adds (then, the next time,
+    deletes) --batch-routes blackhole /32 routes in the watched namespace, and the peer's carrier
+    is toggled the moment it exits (down, then up 40 ms later so the link ends as it started);
+    each batch's first toggle is measured. Returns each target's toggles."""
+    toggles = [[] for _ in targets]
     for batch in range(args.batches):
         verb = "add" if batch % 2 == 0 else "del"
-        script = "".join(f"route {verb} blackhole 10.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}/32\n"
-                         for i in range(args.batch_routes))
-        subprocess.run(in_ns(args.ns, ["ip", "-batch", "-"]), input=script, text=True, check=True)
-        toggles.append(run_toggles(args.toggle, args.peer_ns, args.peer_link, 2, args.gap_ms)[0])
-        time.sleep(0.5)
-    # One batch more when the count was odd: nothing may be left behind in the namespace.
+        for k, (namespace, peer_namespace) in enumerate(targets):
+            route_batch(namespace, verb, args.batch_routes)
+            toggles[k].append(run_toggles(args.toggle, peer_namespace, args.peer_link, 2, args.gap_ms)[0])
+            time.sleep(0.5)
+    # One batch more when the count was odd: nothing may be left behind in the namespaces.
     if args.batches % 2:
-        script = "".join(f"route del blackhole 10.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}/32\n"
-                         for i in range(args.batch_routes))
-        subprocess.run(in_ns(args.ns, ["ip", "-batch", "-"]), input=script, text=True, check=True)
+        for namespace, _ in targets:
+            route_batch(namespace, "del", args.batch_routes)
     return toggles
 
 
-def runner_arguments(description, listeners, count, count_help):
+def rotated_toggles(toggle, targets, count, gap_ms):
+    """bench/out/toggle --rotate over `targets` ((namespace, link) each): `count` changes of
+    each, one every `gap_ms` in rotation. Returns each target's toggles as run_toggles does."""
+    argv = [toggle, "--rotate", str(count), str(gap_ms)] + [part for target in targets for part in target]
+    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    toggles = [[] for _ in targets]
+    for line in out.splitlines():
+        seq, ts, state, target = line.split()
+        toggles[int(target)].append((int(seq), int(ts), state))
+    return toggles
+
+
+def runner_arguments(description, listeners, count, count_help, many=False):
     """The command line bench/hooks.py and bench/hooktrace.py share: namespaces, link, which
-    runner, the binaries and helpers, the toggles. Parsed; --count and --warmup checked even."""
+    runner, the binaries and helpers, the toggles. Parsed; --count and --warmup checked even.
+    With `many`, --listener, --ns and --peer-ns are given once per listener, in the same order."""
     ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ns", required=True, help="namespace of the watched link and the hook runner")
-    ap.add_argument("--peer-ns", required=True, help="namespace of the veth peer")
+    each = "append" if many else "store"
+    ap.add_argument("--ns", required=True, action=each, help="namespace of the watched link and the hook runner")
+    ap.add_argument("--peer-ns", required=True, action=each, help="namespace of the veth peer")
     ap.add_argument("--link", required=True)
     ap.add_argument("--peer-link", required=True)
-    ap.add_argument("--listener", required=True, choices=listeners)
+    ap.add_argument("--listener", required=True, choices=listeners, action=each)
     ap.add_argument("--netpathd", required=True)
     ap.add_argument("--netplugd", default="netplugd")
     ap.add_argument("--perf", default="perf", help="(bench/hooktrace.py) the perf binary")
@@ -219,21 +246,24 @@ def runner_arguments(description, listeners, count, count_help):
     args = ap.parse_args()
     if args.count % 2 or args.warmup % 2:
         sys.exit("--count and --warmup must be even (the link must end as it started)")
+    if many and not len(args.listener) == len(args.ns) == len(args.peer_ns):
+        sys.exit("--listener, --ns and --peer-ns must be given as many times each")
     return args
 
 
-def prepare_work(args):
-    """The work directory, the stamps file path, the hooks directory and the hook written into it.
+def prepare_work(args, work=None, tag=""):
+    """The work directory (`work`, else --work), the stamps file path, the hooks directory and
+    the hook written into it.
 
-    The hooks directory is /run/netpath-bench-PID/hooks.d, removed at exit: as many directories
+    The hooks directory is /run/netpath-bench-PID[-TAG]/hooks.d, removed at exit: as many directories
     from `/` as the default /etc/netpath/hooks.d, since netpathd checks every one of them before
     each run (TrustedPath), and a hook in the checkout (/work/…/bench/out/results-…/…) would
     charge it for a walk twice as deep as an installed agent's."""
-    work = os.path.abspath(args.work)
+    work = os.path.abspath(work or args.work)
     os.makedirs(work, exist_ok=True)
     os.chmod(work, 0o755)
     stamps = os.path.join(work, "stamps")
-    top = f"/run/netpath-bench-{os.getpid()}"
+    top = f"/run/netpath-bench-{os.getpid()}" + (f"-{tag}" if tag else "")
     atexit.register(shutil.rmtree, top, True)
     # run.sh stops a phase with SIGTERM: leave through sys.exit, so the directory is removed.
     if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
@@ -244,95 +274,113 @@ def prepare_work(args):
     return work, stamps, hooks_dir, write_hook(hooks_dir, os.path.abspath(args.stamp), stamps)
 
 
-def main():
-    args = runner_arguments(__doc__, ["ip", "netplug", "netpathd", "netpathd-link"], 200,
-                            "measured toggles per kind and listener")
+RUNNERS = ["ip", "netplug", "netpathd", "netpathd-link"]
 
-    work, stamps, hooks_dir, hook = prepare_work(args)
-    config = netpathd_config(work, hooks_dir, link_rule=args.link if args.listener == "netpathd-link" else None)
+
+def listener_for(runner, args, ns, work, stamps, hook, config):
+    """The Listener that runs `runner` in namespace `ns` with `hook` (its stamps go to `stamps`)."""
     socket_path = os.path.join(work, "netpathd.sock")
+    if runner == "ip":
+        loop = f'ip -o monitor link | while read -r line; do {hook} "$0" link </dev/null; done'
+        return Listener("ip monitor | sh", in_ns(ns, ["/bin/sh", "-c", loop, args.link]),
+                        os.path.join(work, "sh-loop.log"), lambda: True)
+    if runner == "netplug":
+        return Listener("netplug", in_ns(ns, [args.netplugd, "-F", "-c", "/dev/null", "-i", args.link, "-s", hook]),
+                        os.path.join(work, "netplug.log"), lambda: os.path.exists(stamps))
+    name = "netpathd (link rule)" if runner == "netpathd-link" else "netpathd"
+    return Listener(name, in_ns(ns, [args.netpathd, "--config", config, "--control-socket", socket_path]),
+                    os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path))
 
-    loop = (f'ip -o monitor link | while read -r line; do {hook} "$0" link </dev/null; done')
-    listeners = [
-        Listener("ip monitor | sh", in_ns(args.ns, ["/bin/sh", "-c", loop, args.link]),
-                 os.path.join(work, "sh-loop.log"), lambda: True),
-        Listener("netplug", in_ns(args.ns, [args.netplugd, "-F", "-c", "/dev/null", "-i", args.link,
-                                            "-s", hook]),
-                 os.path.join(work, "netplug.log"), lambda: os.path.exists(stamps)),
-        Listener("netpathd", in_ns(args.ns, [args.netpathd, "--config", config, "--control-socket",
-                                             socket_path]),
-                 os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path)),
-        Listener("netpathd (link rule)", in_ns(args.ns, [args.netpathd, "--config", config, "--control-socket",
-                                                         socket_path]),
-                 os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path)),
-    ]
 
-    listeners = [listeners[["ip", "netplug", "netpathd", "netpathd-link"].index(args.listener)]]
+def summarize_runner(listener, runs, stamps_file, gap_ns, machine_load):
+    """One listener's result: per kind of toggle, the hook start's figures and samples."""
+    got = read_stamps(stamps_file)
+    per = {"machine_load": machine_load, "kinds": {}}
+    for kind, toggles in runs.items():
+        latencies = match(toggles, [ts for ts, _ in got], gap_ns)
+        s = summarize(latencies)
+        s["median_by_direction_us"] = by_direction(toggles, latencies)
+        s["first_event"], s["hook_runs_per_toggle"] = first_events(toggles, got, gap_ns)
+        logged = [None] * len(toggles)
+        if listener.name.startswith("netpathd"):
+            logged = match(toggles, netpathd_event_times(listener.log), gap_ns)
+            s["event_logged"] = summarize(logged)
+            # Per toggle: from the event's log line to the first hook's stamp.
+            spans = sorted((h - e) / 1000.0 for h, e in zip(latencies, logged) if h is not None and e is not None)
+            s["logged_to_hook_median_us"] = median(spans)
+        # Per toggle, for bench/hookrounds.py to pool rounds: direction, hook start and
+        # netpathd's log line (ns after the change; null when missed).
+        s["samples"] = [[state, lat, log] for (_, _, state), lat, log in zip(toggles, latencies, logged)]
+        per["kinds"][kind] = s
+    return per
+
+
+def main():
+    args = runner_arguments(__doc__, RUNNERS, 200, "measured toggles per kind and listener", many=True)
     gap_ns = args.gap_ms * 1_000_000
-    results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms, "batch_routes": args.batch_routes,
-               "batches": args.batches, "hook": open(hook).read(),
-               "netpathd_config": open(config).read(), "listeners": {}}
+
+    runners = []
+    for runner, ns, peer_ns in zip(args.listener, args.ns, args.peer_ns):
+        work, stamps, hooks_dir, hook = prepare_work(args, args.work.replace("{runner}", runner), runner)
+        config = netpathd_config(work, hooks_dir, link_rule=args.link if runner == "netpathd-link" else None)
+        if os.path.exists(stamps):
+            os.unlink(stamps)
+        runners.append({"runner": runner, "ns": ns, "peer_ns": peer_ns, "work": work, "stamps": stamps,
+                        "hook": hook, "config": config,
+                        "listener": listener_for(runner, args, ns, work, stamps, hook, config),
+                        "runs": {}})
+    listeners = [r["listener"] for r in runners]
     try:
+        print("   hooks: " + ", ".join(listener.name for listener in listeners) + ", changes in rotation",
+              file=sys.stderr)
+        load = MachineLoad().start()
         for listener in listeners:
-            if os.path.exists(stamps):
-                os.unlink(stamps)
-            print(f"   hooks: {listener.name}", file=sys.stderr)
-            load = MachineLoad().start()
             listener.start()
-            runs = {}
-            for kind, namespace, link in (("carrier", args.peer_ns, args.peer_link), ("admin", args.ns, args.link)):
-                toggles = run_toggles(args.toggle, namespace, link, args.warmup + args.count, args.gap_ms)
-                runs[kind] = toggles[args.warmup:]
-                time.sleep(0.5)
-            if args.batch_routes:
-                runs["after-batch"] = toggles_after_batches(args)
+        for kind, carrier in (("carrier", True), ("admin", False)):
+            targets = [(r["peer_ns"], args.peer_link) if carrier else (r["ns"], args.link) for r in runners]
+            for r, toggles in zip(runners, rotated_toggles(args.toggle, targets, args.warmup + args.count,
+                                                           args.gap_ms)):
+                r["runs"][kind] = toggles[args.warmup:]
+            time.sleep(0.5)
+        if args.batch_routes:
+            for r, toggles in zip(runners, toggles_after_batches(args, [(r["ns"], r["peer_ns"]) for r in runners])):
+                r["runs"]["after-batch"] = toggles
+        for listener in listeners:
             if not listener.alive():
                 sys.exit(f"{listener.name} exited early: " + open(listener.log).read()[-2000:])
+        for listener in listeners:
             listener.stop()
-            machine_load = load.stop()
-            time.sleep(0.2)
-            slug = listener.name.split()[0].replace("|", "")
-            kept = os.path.join(work, f"stamps-{slug}")
-            if os.path.exists(stamps):
-                os.rename(stamps, kept)
-            got = read_stamps(kept)
-            per = {"machine_load": machine_load, "kinds": {}}
-            for kind, toggles in runs.items():
-                latencies = match(toggles, [ts for ts, _ in got], gap_ns)
-                s = summarize(latencies)
-                s["median_by_direction_us"] = by_direction(toggles, latencies)
-                s["first_event"], s["hook_runs_per_toggle"] = first_events(toggles, got, gap_ns)
-                logged = [None] * len(toggles)
-                if listener.name.startswith("netpathd"):
-                    logged = match(toggles, netpathd_event_times(listener.log), gap_ns)
-                    s["event_logged"] = summarize(logged)
-                    # Per toggle: from the event's log line to the first hook's stamp.
-                    spans = sorted((h - e) / 1000.0 for h, e in zip(latencies, logged)
-                                   if h is not None and e is not None)
-                    s["logged_to_hook_median_us"] = median(spans)
-                # Per toggle, for bench/hookrounds.py to pool rounds: direction, hook start and
-                # netpathd's log line (ns after the change; null when missed).
-                s["samples"] = [[state, lat, log] for (_, _, state), lat, log in zip(toggles, latencies, logged)]
-                per["kinds"][kind] = s
-                with open(os.path.join(work, f"toggles-{slug}-{kind}"), "w") as f:
-                    f.writelines(f"{seq} {ts} {state}\n" for seq, ts, state in toggles)
-            results["listeners"][listener.name] = per
+        machine_load = load.stop()
+        time.sleep(0.2)
     finally:
         for listener in listeners:
             listener.stop()
 
-    with open(args.out, "w") as f:
-        json.dump(results, f, indent=2)
-    for name, per in results["listeners"].items():
-        for kind, s in per["kinds"].items():
-            d = s["median_by_direction_us"]
-            print(f"hooks {kind:7} {name:16} median {s['median_us']} us  p99 {s['p99_us']} us  "
-                  f"(down {d['down']} / up {d['up']})  {s['matched']}/{s['toggles']} matched, "
-                  f"{s['hook_runs_per_toggle']:.1f} hook runs per toggle; first: {s['first_event']}",
-                  file=sys.stderr)
-            if "event_logged" in s:
-                print(f"      netpathd event logged: median {s['event_logged']['median_us']} us; logged → hook "
-                      f"stamp median {s['logged_to_hook_median_us']} us", file=sys.stderr)
+    for r in runners:
+        listener = r["listener"]
+        slug = listener.name.split()[0].replace("|", "")
+        kept = os.path.join(r["work"], f"stamps-{slug}")
+        if os.path.exists(r["stamps"]):
+            os.rename(r["stamps"], kept)
+        for kind, toggles in r["runs"].items():
+            with open(os.path.join(r["work"], f"toggles-{slug}-{kind}"), "w") as f:
+                f.writelines(f"{seq} {ts} {state}\n" for seq, ts, state in toggles)
+        results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms,
+                   "batch_routes": args.batch_routes, "batches": args.batches, "rotation": len(runners),
+                   "hook": open(r["hook"]).read(), "netpathd_config": open(r["config"]).read(),
+                   "listeners": {listener.name: summarize_runner(listener, r["runs"], kept, gap_ns, machine_load)}}
+        with open(args.out.replace("{runner}", r["runner"]), "w") as f:
+            json.dump(results, f, indent=2)
+        for name, per in results["listeners"].items():
+            for kind, s in per["kinds"].items():
+                d = s["median_by_direction_us"]
+                print(f"hooks {kind:11} {name:20} median {s['median_us']} us  p99 {s['p99_us']} us  "
+                      f"(down {d['down']} / up {d['up']})  {s['matched']}/{s['toggles']} matched, "
+                      f"{s['hook_runs_per_toggle']:.1f} hook runs per toggle; first: {s['first_event']}",
+                      file=sys.stderr)
+                if "event_logged" in s:
+                    print(f"      netpathd event logged: median {s['event_logged']['median_us']} us; logged → hook "
+                          f"stamp median {s['logged_to_hook_median_us']} us", file=sys.stderr)
 
 
 if __name__ == "__main__":

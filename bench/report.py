@@ -117,7 +117,10 @@ def render(results, netpathctl):
     phases = [("latency", lat)]
     if library:
         phases.append(("library", library["latency"]))
-    if hooks:
+    if hooks and hooks.get("rotation"):
+        # The runners ran at once (their changes in rotation): one load for all of them.
+        phases.append(("hooks, all runners", next(iter(hooks["listeners"].values()))))
+    elif hooks:
         phases += [(f"hooks, {name}", per) for name, per in hooks["listeners"].items()]
     phases += [("idle", idle), ("storm, netpathctl", storm["netpathctl monitor"]),
               ("storm, ip monitor", storm["ip monitor"])]
@@ -304,8 +307,12 @@ def render(results, netpathctl):
         if os.path.exists(os.path.join(results, "hook-rounds.json")):
             rounds = load(results, "hook-rounds.json")
             kinds = [k for k in ("carrier", "admin", "after-batch") if k in rounds["medians"][0].get("netplug", {})]
-            w(f"The same runs by round ({rounds['rounds']} interleaved rounds, every runner once per round; medians, ms), "
-              "and in each round netpathd's median over netplug's (paired: the same minutes):")
+            if hooks.get("rotation"):
+                w(f"The same runs by round ({rounds['rounds']} rounds, all runners at once, their changes in rotation; "
+                  "medians, ms), and in each round netpathd's median over netplug's (paired: the same seconds):")
+            else:
+                w(f"The same runs by round ({rounds['rounds']} interleaved rounds, every runner once per round; "
+                  "medians, ms), and in each round netpathd's median over netplug's (paired: the same minutes):")
             w("")
             w("| round | " + " | ".join(f"{n} {k}" for n in ("netplug", "netpathd (link rule)")
                                        for k in kinds) + " | link rule / netplug |")
@@ -491,25 +498,41 @@ def render(results, netpathctl):
       f"it into events and written them as JSON). The rest of the top table's figure is, for both, the pipe "
       f"and the harness thread waking up.")
     if hooks:
-        rounds_text = ""
-        if os.path.exists(os.path.join(results, "hook-rounds.json")):
-            count = load(results, "hook-rounds.json")["rounds"]
-            rounds_text = (f", in {count} interleaved rounds (every runner once per round, its toggles split "
-                           "evenly; bench/hookrounds.py pools a runner's rounds for the tables and pairs each "
-                           "round's medians: the shared machine's speed drifts by a few hundred microseconds "
-                           "within minutes, and interleaving lays that drift on every runner alike)")
+        count = load(results, "hook-rounds.json")["rounds"] if os.path.exists(
+            os.path.join(results, "hook-rounds.json")) else 1
+        if hooks.get("rotation"):
+            turns = (f"All runners run at once, each on fresh namespaces of its own, and the changes go to them in "
+                     f"rotation (bench/out/toggle --rotate: the first runner's link, {hooks['gap_ms']} ms later the "
+                     f"second's, and so on; so one runner's changes are {hooks['gap_ms'] * hooks['rotation']} ms "
+                     f"apart). Each sees only its own link's changes (netlink is per namespace) and its hooks are "
+                     f"done long before the next change of any link, so at any moment one runner is at work, as "
+                     f"when they took turns (the runs until 2026-11-29 05:11 UTC); but the shared machine's speed, "
+                     f"which drifts by a few hundred microseconds within minutes, now falls on every runner alike "
+                     f"change by change. In {count} rounds (their toggles split evenly; bench/hookrounds.py pools "
+                     f"a runner's rounds for the tables and pairs each round's medians), each on fresh namespaces")
+        else:
+            turns = "The runners take turns (never at once)"
+            if count > 1:
+                turns += (f", in {count} interleaved rounds (every runner once per round, its toggles split "
+                          "evenly; bench/hookrounds.py pools a runner's rounds for the tables and pairs each "
+                          "round's medians: the shared machine's speed drifts by a few hundred microseconds "
+                          "within minutes, and interleaving lays that drift on every runner alike)")
+            turns += ", each on fresh namespaces"
         w(f"- **Hook start.** The same two-namespace veth set-up as the latency phase, fresh. One hook for all "
           f"runners, `/bin/sh` script, root-owned 0755 in a 0755 directory as deep as the default "
-          f"/etc/netpath/hooks.d (/run/netpath-bench-PID/hooks.d: netpathd checks every directory from `/` "
+          f"/etc/netpath/hooks.d (/run/netpath-bench-PID{'-RUNNER' if hooks.get('rotation') else ''}/hooks.d: "
+          f"netpathd checks every directory from `/` "
           f"before each run): `exec bench/out/hookstamp STAMPS "
           f"\"$@\"`, a small C helper (bench/hookstamp.c) that reads CLOCK_REALTIME first thing, appends "
           f"`ts_ns ARGS` to a file with one write() and drains stdin; so every figure includes one `sh` start and "
-          f"one exec, the same for all. The runners take turns (never at once){rounds_text}, each on fresh namespaces "
+          f"one exec, the same for all. {turns} "
           f"(an admin down makes the kernel flush the link's IPv4 routes and IPv6 address, so the carrier "
           f"toggles, made first, have the default route and the admin toggles, after them, do not), each "
           f"started, left 1 s, then "
           f"given {hooks['warmup']} warm-up plus {hooks['count']} measured toggles of the peer end (**carrier**), "
-          f"then the same of the watched end (**admin**), {hooks['gap_ms']} ms apart; bench/hooks.py matches "
+          f"then the same of the watched end (**admin**), {hooks['gap_ms']} ms apart{' (in rotation)' if hooks.get('rotation') else ''}; "
+          f"then, with a route batch, the first change right after an `ip -batch` of {hooks.get('batch_routes', 0):,} "
+          f"routes in the runner's namespace, runner after runner; bench/hooks.py matches "
           f"stamps to toggles as the latency phase does (first stamp after a toggle and before the next; none = "
           f"missed). The `ip` loop runs the hook with `npb0 link` for every `ip -o monitor link` line. netplug "
           f"runs it as `HOOK npb0 in|out|probe`; on an admin down it runs `probe` (its way of asking the script "

@@ -4,7 +4,8 @@
 #
 #   1. latency of a link change to the listener's first output line (admin and carrier toggles);
 #   2. hook start: a link change to the first line a hook writes, for an `ip monitor | sh` loop,
-#      netplug and netpathd in turn, with the same hook and the same toggles (bench/hooks.py);
+#      netplug and netpathd, all running, their links changed in rotation, with the same hook and
+#      the same toggles (bench/hooks.py);
 #   3. the same hook start split by kernel tracepoints (bench/hooktrace.py, needs perf): change →
 #      runner reads the message → forks the hook → hook exec'd → hook's first line;
 #   4. idle RSS;
@@ -121,9 +122,10 @@ ROUND_TOGGLES=$(((HOOK_TOGGLES + HOOK_ROUNDS - 1) / HOOK_ROUNDS))
 ROUND_BATCHES=$(((HOOK_BATCHES + HOOK_ROUNDS - 1) / HOOK_ROUNDS))
 echo "== hook start: $HOOK_ROUNDS rounds of $ROUND_TOGGLES carrier + $ROUND_TOGGLES admin toggles, ${HOOK_GAP_MS} ms apart, per hook runner" >&2
 quiet "the hook phase"
-# One runner at a time, each on fresh namespaces (same addresses and routes for all of them),
-# in interleaved rounds: a drift of the machine's speed falls on every runner alike
-# (bench/hookrounds.py pools the rounds and pairs each round's medians).
+# All runners at once, each on fresh namespaces of its own (same addresses and routes for all),
+# the changes going to them in rotation (bench/hooks.py): a drift of the machine's speed falls on
+# every runner alike, change by change. In rounds, each on fresh namespaces again (bench/hookrounds.py
+# pools the rounds and pairs each round's medians).
 HOOK_RUNNERS="ip netplug netpathd netpathd-link"
 # hook_runner SCRIPT NAMESPACE RUNNER ARGS...: bench/SCRIPT for one hook runner on a fresh veth
 # pair (NAMESPACE and NAMESPACE-p), deleted afterwards whatever the script did.
@@ -141,10 +143,20 @@ hook_runner() {
     return "$status"
 }
 for round in $(seq 1 "$HOOK_ROUNDS"); do
+    runner_args=()
     for runner in $HOOK_RUNNERS; do
-        hook_runner hooks.py "$PREFIX-hk-$runner" "$runner" --work "$RESULTS/hooks-$runner-r$round" \
-            --count "$ROUND_TOGGLES" --out "$RESULTS/hooks-$runner-r$round.json" \
-            --batch-routes "$HOOK_BATCH_ROUTES" --batches "$ROUND_BATCHES"
+        new_ns "$PREFIX-hk-$runner"
+        new_ns "$PREFIX-hk-$runner-p"
+        add_veth "$PREFIX-hk-$runner" "$PREFIX-hk-$runner-p"
+        runner_args+=(--listener "$runner" --ns "$PREFIX-hk-$runner" --peer-ns "$PREFIX-hk-$runner-p")
+    done
+    run python3 bench/hooks.py "${runner_args[@]}" --link npb0 --peer-link npb1 \
+        --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
+        --gap-ms "$HOOK_GAP_MS" --work "$RESULTS/hooks-{runner}-r$round" --count "$ROUND_TOGGLES" \
+        --out "$RESULTS/hooks-{runner}-r$round.json" --batch-routes "$HOOK_BATCH_ROUTES" --batches "$ROUND_BATCHES"
+    for runner in $HOOK_RUNNERS; do
+        delete_ns "$PREFIX-hk-$runner"
+        delete_ns "$PREFIX-hk-$runner-p"
     done
 done
 run python3 bench/hookrounds.py "$RESULTS" "$HOOK_ROUNDS" $HOOK_RUNNERS
