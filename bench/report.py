@@ -235,7 +235,7 @@ def render(results, netpathctl):
                 pairs = paired_ratios(plug, npd) if hooks.get("rotation") else None
                 if pairs:
                     # Change by change (Method says why): each of netpathd's changes over netplug's
-                    # made just before it, in the same rotation.
+                    # made next to it, in the same rotation.
                     ratios, first = pairs
                     ok = median(ratios) <= 1.0 and npd["missed"] == 0
                     measured = (f"paired, change by change: {median(ratios):.3f}× (netpathd first in "
@@ -571,8 +571,9 @@ def render(results, netpathctl):
           f"path event of each change, concurrently across subjects (hook runs per toggle: carrier / admin). "
           f"down / up are the medians by direction of the change."
           + (" The targets' median compares netpathd with netplug **change by change**: each of the link-rule "
-             "runner's changes with netplug's made just before it in the same rotation (for the route batches, "
-             "the batch before), the median of netpathd's hook start over netplug's, and the share of changes "
+             "runner's changes with netplug's made next to it in the same rotation (just before it in one round, "
+             "just after it in the next: the rotation's order is reversed every other round; for the route "
+             "batches, the batch next to it), the median of netpathd's hook start over netplug's, and the share of changes "
              "in which netpathd's hook started first; the pooled medians are shown beside it. A hook's start "
              "on these machines is bimodal for every runner alike (a mode some 0.3–0.4 ms slower comes and goes "
              "for seconds at a time: BENCHMARKS.md's notes), and a pooled median then falls in the valley "

@@ -142,9 +142,14 @@ hook_runner() {
     delete_ns "$ns-p"
     return "$status"
 }
+# The rotation's order is reversed every other round, so that neither runner of a pair is always
+# the one changed first.
+HOOK_RUNNERS_REVERSED=$(printf '%s\n' $HOOK_RUNNERS | tac | tr '\n' ' ')
 for round in $(seq 1 "$HOOK_ROUNDS"); do
     runner_args=()
-    for runner in $HOOK_RUNNERS; do
+    order=$HOOK_RUNNERS
+    [ $((round % 2)) -eq 0 ] && order=$HOOK_RUNNERS_REVERSED
+    for runner in $order; do
         new_ns "$PREFIX-hk-$runner"
         new_ns "$PREFIX-hk-$runner-p"
         add_veth "$PREFIX-hk-$runner" "$PREFIX-hk-$runner-p"
