@@ -123,7 +123,7 @@ struct ScratchRoot {
         ] {
             try FileManager.default.createDirectory(atPath: "\(path)/\(directory)", withIntermediateDirectories: true)
         }
-        FileManager.default.createFile(atPath: "\(path)/var/lib/dpkg/status", contents: Data())
+        try Data().write(to: URL(fileURLWithPath: "\(path)/var/lib/dpkg/status"))
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }

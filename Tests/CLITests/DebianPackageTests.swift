@@ -199,10 +199,13 @@ struct DebianPackageTests {
         let config = "\(root.path)/etc/netpath/netpath.toml"
         let edited = try Self.text(config) + "# edited by the administrator\n"
         try edited.write(toFile: config, atomically: false, encoding: .utf8)
-        FileManager.default.createFile(
-            atPath: "\(root.path)/etc/netpath/hooks.d/50-local",
-            contents: Data("#!/bin/sh\n".utf8),
-            attributes: [.posixPermissions: 0o755]
+        try #require(
+            FileManager.default.createFile(
+                atPath: "\(root.path)/etc/netpath/hooks.d/50-local",
+                contents: Data("#!/bin/sh\n".utf8),
+                attributes: [.posixPermissions: 0o755]
+            ),
+            "cannot write the administrator's hook"
         )
 
         // Upgrade: the package's own copy did not change, so dpkg keeps the edit without asking.
@@ -235,7 +238,7 @@ struct DebianPackageTests {
             atPath: "\(root.path)/var/log/netpath",
             withIntermediateDirectories: false
         )
-        FileManager.default.createFile(atPath: "\(root.path)/var/log/netpath/events.jsonl", contents: Data("{}\n".utf8))
+        try Data("{}\n".utf8).write(to: URL(fileURLWithPath: "\(root.path)/var/log/netpath/events.jsonl"))
         try root.dpkg(["--purge", "netpath"])
         // The user stays, as Debian's packages leave theirs on purge (a uid may still own files
         // somewhere): the root's user database is all that is left.
