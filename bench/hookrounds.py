@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Pools the hook phase's interleaved rounds (bench/run.sh, HOOK_ROUNDS).
+"""Pools the hook phase's rounds (bench/run.sh, HOOK_ROUNDS).
 
-The hook runners take turns in rounds (ip loop, netplug, netpathd, netpathd with the link rule;
-then again), so a drift of the shared machine's speed — which moves every figure by a few
-hundred microseconds within minutes (BENCHMARKS.md) — falls on every runner alike instead of
-on whichever ran during it. For each runner this reads RESULTS/hooks-RUNNER-rK.json (K = 1..ROUNDS,
+In each round all hook runners run at once on fresh namespaces, their links changed in rotation
+(bench/hooks.py); the rounds repeat that on fresh namespaces, the rotation's order reversed every
+other round. For each runner this reads RESULTS/hooks-RUNNER-rK.json (K = 1..ROUNDS,
 bench/hooks.py's output), pools their toggles into RESULTS/hooks-RUNNER.json (the shape
-bench/report.py reads), and writes RESULTS/hook-rounds.json: each round's medians, and for each
-round the netpathd runners' medians over netplug's in that round (paired: the same minutes).
+bench/report.py reads; the samples in round order, so that two runners' samples of the same
+rotation stay at the same index, and each round's order of changes under "orders"), and writes
+RESULTS/hook-rounds.json: each round's medians, and for each round the netpathd runners' medians
+over netplug's in that round (paired: the same seconds). (Results from before the rotation, when
+the runners took turns in each round, pool the same way.)
 
     hookrounds.py RESULTS ROUNDS RUNNER...
 """
@@ -26,6 +28,8 @@ def pool(parts):
     merged = dict(parts[0])
     merged["count"] = sum(p["count"] for p in parts)
     merged["batches"] = sum(p.get("batches", 0) for p in parts)
+    if any("order" in p for p in parts):
+        merged["orders"] = [p.get("order") for p in parts]
     merged["listeners"] = {}
     for name in parts[0]["listeners"]:
         rounds = [p["listeners"][name] for p in parts]

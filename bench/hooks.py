@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Hook-start latency (issue 4): a link change → the first line a hook writes, for three hook
-runners in turn on the same namespaces, with the same hook and the same toggles.
+"""Hook-start latency (issues 4, 14): a link change → the first line a hook writes, for four hook
+runners, each on namespaces of its own, with the same hook and the same toggles.
 
   ip monitor | sh   `ip -o monitor link` piped into a /bin/sh read-loop that runs the hook for
                     every line: the floor for a hook started by a shell (peers.md);
@@ -23,15 +23,16 @@ as in latency.py; a toggle with no stamp in its window counts as missed.
 The listeners run at once, each on namespaces of its own (--listener, --ns and --peer-ns,
 given once per listener, in the same order), and the changes go to them in rotation: the first
 listener's link, --gap-ms later the second's, …, then the first's again (bench/out/toggle
---rotate); netpathd's two configurations in rotations of their own (rotations() says why). A listener sees only its own link's changes (netlink is per namespace), and its hook
-is done long before the next change of any link, so at any moment one of them is working, as
-when they took turns; but the machine's speed, which drifts by a few hundred microseconds within
-minutes on these shared machines (BENCHMARKS.md), is now the same for all of them change by
-change, not minute by minute. Each gets the same toggles: --warmup + --count of the veth peer
-(carrier: the watched link's carrier follows), then of the watched link itself (admin); then,
-with --batch-routes, the first change right after a route batch in its own namespace. Fresh
-namespaces per invocation (bench/run.sh), because an admin down makes the kernel flush the link's
-IPv4 routes and IPv6 addresses, and netpathd's events depend on them. Writes one JSON result per
+--rotate); netpathd's two configurations in rotations of their own (rotations() says why). A
+listener sees only its own link's changes (netlink is per namespace), and its hook is done long
+before the next change of any link, so at any moment one of them is working, as when they took
+turns; but the machine's speed, which drifts by a few hundred microseconds within minutes on these
+shared machines (BENCHMARKS.md), is now the same for all of them change by change, not minute by
+minute. Each gets the same toggles: --warmup + --count of the veth peer (carrier: the watched
+link's carrier follows), then of the watched link itself (admin); then, with --batch-routes, the
+first change right after a route batch in its own namespace (batch_order()). Fresh namespaces per
+invocation (bench/run.sh), because an admin down makes the kernel flush the link's IPv4 routes and
+IPv6 addresses, and netpathd's events depend on them. Writes one JSON result per
 listener to --out, whose `{runner}` is replaced by the listener's name (--work likewise).
 """
 
@@ -138,13 +139,15 @@ def read_stamps(path):
     return sorted(out)
 
 
-def first_events(toggles, stamps, gap_ns):
+def first_events(toggles, stamps, gap_ns, window_ns=None):
     """Which event the first hook after each toggle was run for, and how many hook runs each
-    toggle caused (stamps in its window), by direction."""
+    toggle caused (stamps in its window: until the next toggle, or `window_ns`), by direction."""
     firsts, runs = {}, []
     i = 0
     for k, (_, ts, state) in enumerate(toggles):
         end = toggles[k + 1][1] if k + 1 < len(toggles) else ts + gap_ns
+        if window_ns is not None:
+            end = min(end, ts + window_ns)
         while i < len(stamps) and stamps[i][0] < ts:
             i += 1
         j = i
@@ -293,17 +296,30 @@ def listener_for(runner, args, ns, work, stamps, hook, config):
 
 
 def rotations(runners):
-    """The runners whose links are changed in one rotation, one rotation after the other.
+    """The rotations, in the order they run: each a list of runners whose links are changed in
+    turn, and the names of those whose changes count there.
 
     netpathd's two configurations are never in the same rotation: they run the same code, so the
     one's change would leave that code in the caches for the other's, 40 ms later, where netplug's
     own code last ran a whole rotation before. The dispatcher-mode runner gets a rotation of its
-    own after the first, with the others but the link-rule runner changed in between as before
-    (the same spacing and the same work between its changes), their changes there not counted."""
+    own, with the others but the link-rule runner changed in between as in the main one (the same
+    spacing and the same work between its changes), their changes there not counted. It runs
+    first, so that the main rotation's runners have all just been at work when the route batches
+    follow (each rotation starts with --warmup changes of every runner)."""
     names = [r["runner"] for r in runners]
     if "netpathd" in names and "netpathd-link" in names:
-        return [[r for r in runners if r["runner"] != "netpathd"], [r for r in runners if r["runner"] != "netpathd-link"]]
-    return [runners]
+        return [([r for r in runners if r["runner"] != "netpathd-link"], {"netpathd"}),
+                ([r for r in runners if r["runner"] != "netpathd"], set(names) - {"netpathd"})]
+    return [(runners, set(names))]
+
+
+def batch_order(runners):
+    """The order of the route batches within one pass: the main rotation's runners in their
+    order, so that netplug's batch and the link rule's are next to each other, then the
+    dispatcher-mode runner's."""
+    groups = rotations(runners)
+    main = groups[-1][0]
+    return main + [r for r in runners if r not in main]
 
 
 def summarize_runner(listener, runs, stamps_file, gap_ns, machine_load):
@@ -311,13 +327,16 @@ def summarize_runner(listener, runs, stamps_file, gap_ns, machine_load):
     got = read_stamps(stamps_file)
     per = {"machine_load": machine_load, "kinds": {}}
     for kind, toggles in runs.items():
-        latencies = match(toggles, [ts for ts, _ in got], gap_ns)
+        # A batch's measured change (down) is followed by its up change one gap later, not by the
+        # next measured one: its window ends there.
+        window = gap_ns if kind == "after-batch" else None
+        latencies = match(toggles, [ts for ts, _ in got], gap_ns, window)
         s = summarize(latencies)
         s["median_by_direction_us"] = by_direction(toggles, latencies)
-        s["first_event"], s["hook_runs_per_toggle"] = first_events(toggles, got, gap_ns)
+        s["first_event"], s["hook_runs_per_toggle"] = first_events(toggles, got, gap_ns, window)
         logged = [None] * len(toggles)
         if listener.name.startswith("netpathd"):
-            logged = match(toggles, netpathd_event_times(listener.log), gap_ns)
+            logged = match(toggles, netpathd_event_times(listener.log), gap_ns, window)
             s["event_logged"] = summarize(logged)
             # Per toggle: from the event's log line to the first hook's stamp.
             spans = sorted((h - e) / 1000.0 for h, e in zip(latencies, logged) if h is not None and e is not None)
@@ -332,6 +351,10 @@ def summarize_runner(listener, runs, stamps_file, gap_ns, machine_load):
 def main():
     args = runner_arguments(__doc__, RUNNERS, 200, "measured toggles per kind and listener", many=True)
     gap_ns = args.gap_ms * 1_000_000
+    if len(set(args.listener)) != len(args.listener):
+        sys.exit("each --listener at most once")
+    if len(args.listener) > 1 and not ("{runner}" in args.work and "{runner}" in args.out):
+        sys.exit("with several listeners, --work and --out must hold {runner} (each needs its own)")
 
     runners = []
     for runner, ns, peer_ns in zip(args.listener, args.ns, args.peer_ns):
@@ -346,21 +369,23 @@ def main():
     listeners = [r["listener"] for r in runners]
     try:
         print("   hooks: " + "; then ".join(", ".join(r["listener"].name for r in group)
-                                           for group in rotations(runners)) + ": changes in rotation", file=sys.stderr)
+                                           for group, _ in rotations(runners)) + ": changes in rotation",
+              file=sys.stderr)
         load = MachineLoad().start()
         for listener in listeners:
             listener.start()
         groups = rotations(runners)
         for kind, carrier in (("carrier", True), ("admin", False)):
-            for group in groups:
+            for group, counted in groups:
                 targets = [(r["peer_ns"], args.peer_link) if carrier else (r["ns"], args.link) for r in group]
                 for r, toggles in zip(group, rotated_toggles(args.toggle, targets, args.warmup + args.count,
                                                              args.gap_ms)):
-                    # A runner's changes count in the first rotation it is in (rotations()).
-                    r["runs"].setdefault(kind, toggles[args.warmup:])
+                    if r["runner"] in counted:
+                        r["runs"][kind] = toggles[args.warmup:]
                 time.sleep(0.5)
         if args.batch_routes:
-            for r, toggles in zip(runners, toggles_after_batches(args, [(r["ns"], r["peer_ns"]) for r in runners])):
+            ordered = batch_order(runners)
+            for r, toggles in zip(ordered, toggles_after_batches(args, [(r["ns"], r["peer_ns"]) for r in ordered])):
                 r["runs"]["after-batch"] = toggles
         for listener in listeners:
             if not listener.alive():
@@ -383,7 +408,10 @@ def main():
             with open(os.path.join(r["work"], f"toggles-{slug}-{kind}"), "w") as f:
                 f.writelines(f"{seq} {ts} {state}\n" for seq, ts, state in toggles)
         results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms,
-                   "batch_routes": args.batch_routes, "batches": args.batches, "rotation": len(groups[0]),
+                   "batch_routes": args.batch_routes, "batches": args.batches, "rotation": len(groups[-1][0]),
+                   # The order the changes went in: each rotation's runners, then the batches'.
+                   "order": [[g["runner"] for g in group] for group, _ in groups]
+                   + [[g["runner"] for g in batch_order(runners)]],
                    "hook": open(r["hook"]).read(), "netpathd_config": open(r["config"]).read(),
                    "listeners": {listener.name: summarize_runner(listener, r["runs"], kept, gap_ns, machine_load)}}
         with open(args.out.replace("{runner}", r["runner"]), "w") as f:

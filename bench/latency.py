@@ -71,13 +71,17 @@ def per_kind(runs, readers, in_process, gap_ns):
     }
 
 
-def match(toggles, times, gap_ns):
-    """Latency (ns) of the first time after each toggle, None where none came before the next."""
+def match(toggles, times, gap_ns, window_ns=None):
+    """Latency (ns) of the first time after each toggle, None where none came before the next
+    (or, with `window_ns`, within that long: for toggles not followed by the next one they are
+    matched against, such as bench/hooks.py's after a route batch)."""
     times = sorted(times)
     latencies = []
     i = 0
     for k, (_, ts, _) in enumerate(toggles):
         end = toggles[k + 1][1] if k + 1 < len(toggles) else ts + gap_ns
+        if window_ns is not None:
+            end = min(end, ts + window_ns)
         while i < len(times) and times[i] < ts:
             i += 1
         if i < len(times) and times[i] < end:

@@ -32,11 +32,33 @@ def paired_ratios(plug, npd):
     """netpathd's hook start over netplug's, change by change: the two runners' samples in order
     (bench/hooks.py: the changes of one rotation are made one after the other, and
     bench/hookrounds.py pools the rounds in the same order for both). Returns the ratios, sorted,
-    and the share of changes where netpathd's hook started first; None without samples."""
-    pairs = [(p[1], n[1]) for p, n in zip(plug.get("samples", []), npd.get("samples", [])) if p[1] and n[1]]
+    and the share of changes after which netpathd's hook started sooner than netplug's did after
+    its own; None without samples, or when the two runners do not have as many (then they are not
+    pairs)."""
+    plug_samples, npd_samples = plug.get("samples", []), npd.get("samples", [])
+    if not plug_samples or len(plug_samples) != len(npd_samples):
+        return None
+    pairs = [(p[1], n[1]) for p, n in zip(plug_samples, npd_samples) if p[1] and n[1]]
     if not pairs:
         return None
     return sorted(n / p for p, n in pairs), sum(n < p for p, n in pairs) / len(pairs)
+
+
+def pairing_order(hooks):
+    """How netplug's changes stood to the link rule's in the rounds' main rotations, in words."""
+    before = after = 0
+    for order in hooks.get("orders") or []:
+        main = next((o for o in (order or [])[:-1] if "netpathd-link" in o and "netplug" in o), None)
+        if main and main.index("netplug") < main.index("netpathd-link"):
+            before += 1
+        elif main:
+            after += 1
+    if before and after:
+        return (f"netplug's change {hooks.get('gap_ms', 40)} ms before it in {before} rounds and after it in "
+                f"{after} (the rotation's order is reversed every other round)")
+    if before or after:
+        return f"netplug's change just {'before' if before else 'after'} it in every round"
+    return "netplug's change next to it"
 
 
 def load(results, name):
@@ -238,7 +260,7 @@ def render(results, netpathctl):
                     # made next to it, in the same rotation.
                     ratios, first = pairs
                     ok = median(ratios) <= 1.0 and npd["missed"] == 0
-                    measured = (f"paired, change by change: {median(ratios):.3f}× (netpathd first in "
+                    measured = (f"paired, change by change: {median(ratios):.3f}× (netpathd's sooner in "
                                 f"{first:.0%} of {len(ratios)}); pooled medians {pooled}")
                 else:
                     ok = npd["median_us"] <= plug["median_us"] and npd["missed"] == 0
@@ -571,15 +593,13 @@ def render(results, netpathctl):
           f"path event of each change, concurrently across subjects (hook runs per toggle: carrier / admin). "
           f"down / up are the medians by direction of the change."
           + (" The targets' median compares netpathd with netplug **change by change**: each of the link-rule "
-             "runner's changes with netplug's made next to it in the same rotation (just before it in one round, "
-             "just after it in the next: the rotation's order is reversed every other round; for the route "
-             "batches, the batch next to it), the median of netpathd's hook start over netplug's, and the share of changes "
-             "in which netpathd's hook started first; the pooled medians are shown beside it. A hook's start "
-             "on these machines is bimodal for every runner alike (a mode some 0.3–0.4 ms slower comes and goes "
-             "for seconds at a time: BENCHMARKS.md's notes), and a pooled median then falls in the valley "
-             "between the modes, where it follows how the slow stretches fell, not the runners: in the run "
-             "that brought this in, admin's pooled medians put netpathd 31 µs behind while it was first in "
-             "64% of the changes, by a median of 32 µs. The p99s are the pooled ones."
+             f"runner's changes with {pairing_order(hooks)}; for the route batches, netplug's batch next to the "
+             "link rule's, a few seconds apart. Its figure is the median of netpathd's hook start over "
+             "netplug's, beside the share of changes after which netpathd's hook started sooner; the pooled "
+             "medians are shown too. A hook's start on these machines is bimodal for every runner alike (a "
+             "mode some 0.3–0.4 ms slower comes and goes for seconds at a time), and a pooled median then "
+             "falls in the valley between the modes, where it follows how the slow stretches fell, not the "
+             "runners (BENCHMARKS.md's notes of 2026-11-29 give a case). The p99s are the pooled ones."
              if hooks.get("rotation") else ""))
     if len(traces) == 2:
         w("- **Hook start, traced.** The like-for-like runners again (netplug; netpathd with the link rule), each "

@@ -27,7 +27,8 @@
 # `make install` installs; `make bench` builds it first), TOGGLES (per kind, default 400),
 # GAP_MS (default 30), ROUTES (the storm's routes, default 1000000), STARTUP_ROUTES (routes in the
 # table at start-up, default ROUTES), HOOK_TOGGLES (per kind and hook runner, default
-# 200, split over HOOK_ROUNDS interleaved rounds, default 4), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
+# 200, split over HOOK_ROUNDS rounds, default 4: even, for the rotation's order to be reversed
+# in half of them), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
 # default 100), HOOK_BATCH_ROUTES / HOOK_BATCHES (the first change right after an `ip -batch` of
 # that many routes, that many times; default 100000 / 18, enough for a median and a p99 that one slow minute does not decide; 0 routes to skip), CONNECTIVITY_ROUNDS /
 # CONNECTIVITY_AFTER / CONNECTIVITY_IDLE (bench/connectivity.py: rounds, seconds behind the portal

@@ -61,8 +61,12 @@ static int open_target(struct target *target, const char *netns, const char *nam
         char path[256];
         snprintf(path, sizeof path, "/run/netns/%s", netns);
         home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+        if (home < 0) {
+            perror("toggle: /proc/self/ns/net");
+            return 1;
+        }
         int ns = open(path, O_RDONLY | O_CLOEXEC);
-        if (home < 0 || ns < 0 || setns(ns, CLONE_NEWNET) < 0) {
+        if (ns < 0 || setns(ns, CLONE_NEWNET) < 0) {
             fprintf(stderr, "toggle: entering %s: %s\n", path, strerror(errno));
             return 1;
         }
@@ -90,18 +94,26 @@ static int open_target(struct target *target, const char *netns, const char *nam
     return 0;
 }
 
+// A positive decimal number, or 0.
+static long positive(const char *text) {
+    char *end;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    return errno || end == text || *end || value <= 0 ? 0 : value;
+}
+
 int main(int argc, char **argv) {
-    int rotate = argc >= 6 && strcmp(argv[1], "--rotate") == 0 && argc % 2 == 0;
-    if (!rotate && argc != 4) {
+    int rotate = argc >= 2 && strcmp(argv[1], "--rotate") == 0;
+    if (rotate ? argc < 6 || argc % 2 : argc != 4) {
         fprintf(stderr, "usage: %s IFNAME COUNT GAP_MS\n"
                         "       %s --rotate COUNT GAP_MS NETNS IFNAME [NETNS IFNAME ...]\n", argv[0], argv[0]);
         return 2;
     }
-    long count = strtol(argv[2], NULL, 10);  // the same places in both forms
-    long gap_ms = strtol(argv[3], NULL, 10);
+    long count = positive(argv[2]);  // the same places in both forms
+    long gap_ms = positive(argv[3]);
     int targets = rotate ? (argc - 4) / 2 : 1;
-    if (count <= 0 || gap_ms <= 0) {
-        fprintf(stderr, "toggle: bad arguments\n");
+    if (!count || !gap_ms) {
+        fprintf(stderr, "toggle: COUNT and GAP_MS must be positive numbers\n");
         return 2;
     }
     struct target *target = calloc((size_t)targets, sizeof *target);
