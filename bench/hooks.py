@@ -191,21 +191,23 @@ def route_batch(namespace, verb, routes):
 
 
 def toggles_after_batches(args, targets):
-    """Issue 14: the first change right after a large route batch. --batches times, for each
-    (namespace, peer namespace) of `targets` in turn, `ip -batch` adds (then, the next time,
-    deletes) --batch-routes blackhole /32 routes in the watched namespace, and the peer's carrier
-    is toggled the moment it exits (down, then up 40 ms later so the link ends as it started);
-    each batch's first toggle is measured. Returns each target's toggles."""
+    """Issue 14: the first change right after a large route batch. For each (namespace, peer
+    namespace, count) of `targets`, `count` times, `ip -batch` adds (then, the next time, deletes)
+    --batch-routes blackhole /32 routes in the watched namespace, and the peer's carrier is toggled
+    the moment it exits (down, then up 40 ms later so the link ends as it started); each batch's
+    first toggle is measured. The targets take turns batch by batch, in their order, as long as
+    each has batches left. Returns each target's toggles."""
     toggles = [[] for _ in targets]
-    for batch in range(args.batches):
+    for batch in range(max((count for _, _, count in targets), default=0)):
         verb = "add" if batch % 2 == 0 else "del"
-        for k, (namespace, peer_namespace) in enumerate(targets):
-            route_batch(namespace, verb, args.batch_routes)
-            toggles[k].append(run_toggles(args.toggle, peer_namespace, args.peer_link, 2, args.gap_ms)[0])
-            time.sleep(0.5)
-    # One batch more when the count was odd: nothing may be left behind in the namespaces.
-    if args.batches % 2:
-        for namespace, _ in targets:
+        for k, (namespace, peer_namespace, count) in enumerate(targets):
+            if batch < count:
+                route_batch(namespace, verb, args.batch_routes)
+                toggles[k].append(run_toggles(args.toggle, peer_namespace, args.peer_link, 2, args.gap_ms)[0])
+                time.sleep(0.5)
+    # One batch more where the count was odd: nothing may be left behind in the namespaces.
+    for namespace, _, count in targets:
+        if count % 2:
             route_batch(namespace, "del", args.batch_routes)
     return toggles
 
@@ -244,7 +246,10 @@ def runner_arguments(description, listeners, count, count_help, many=False):
     ap.add_argument("--gap-ms", type=int, default=40)
     ap.add_argument("--batch-routes", type=int, default=0,
                     help="(bench/hooks.py) also measure the first change right after an `ip -batch` of this many routes")
-    ap.add_argument("--batches", type=int, default=6, help="(bench/hooks.py) how many such batches")
+    ap.add_argument("--batches", type=int, default=6,
+                    help="(bench/hooks.py) how many such batches for netplug and the link rule (the targets' pair)")
+    ap.add_argument("--other-batches", type=int, default=None,
+                    help="(bench/hooks.py) how many for the other runners (default: --batches)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.count % 2 or args.warmup % 2:
@@ -278,6 +283,9 @@ def prepare_work(args, work=None, tag=""):
 
 
 RUNNERS = ["ip", "netplug", "netpathd", "netpathd-link"]
+# The pair the targets compare: the one most batches are for (--batches), since a p99 of the first
+# change after a batch needs a hundred of them.
+PAIRED = {"netplug", "netpathd-link"}
 
 
 def listener_for(runner, args, ns, work, stamps, hook, config):
@@ -385,7 +393,10 @@ def main():
                 time.sleep(0.5)
         if args.batch_routes:
             ordered = batch_order(runners)
-            for r, toggles in zip(ordered, toggles_after_batches(args, [(r["ns"], r["peer_ns"]) for r in ordered])):
+            others = args.batches if args.other_batches is None else args.other_batches
+            counts = [args.batches if r["runner"] in PAIRED else others for r in ordered]
+            targets = [(r["ns"], r["peer_ns"], count) for r, count in zip(ordered, counts)]
+            for r, toggles in zip(ordered, toggles_after_batches(args, targets)):
                 r["runs"]["after-batch"] = toggles
         for listener in listeners:
             if not listener.alive():
@@ -408,7 +419,8 @@ def main():
             with open(os.path.join(r["work"], f"toggles-{slug}-{kind}"), "w") as f:
                 f.writelines(f"{seq} {ts} {state}\n" for seq, ts, state in toggles)
         results = {"count": args.count, "warmup": args.warmup, "gap_ms": args.gap_ms,
-                   "batch_routes": args.batch_routes, "batches": args.batches, "rotation": len(groups[-1][0]),
+                   "batch_routes": args.batch_routes, "batches": len(r["runs"].get("after-batch", [])),
+                   "rotation": len(groups[-1][0]),
                    # The order the changes went in: each rotation's runners, then the batches'.
                    "order": [[g["runner"] for g in group] for group, _ in groups]
                    + [[g["runner"] for g in batch_order(runners)]],

@@ -28,6 +28,11 @@ STORM_PEAK_ABOVE_IDLE_BYTES = 2_000_000  # issue 14: a 1,000,000-route batch, pe
 READY_MS = 1000.0  # issue 14: READY within 1 s with 1,000,000 routes already in the table
 
 
+# The hook runners, briefly.
+SHORT_NAMES = {"ip monitor | sh": "the ip loop", "netplug": "netplug", "netpathd": "dispatcher mode",
+               "netpathd (link rule)": "the link rule"}
+
+
 def paired_ratios(plug, npd):
     """netpathd's hook start over netplug's, change by change: the two runners' samples in order
     (bench/hooks.py: the changes of one rotation are made one after the other, and
@@ -343,7 +348,8 @@ def render(results, netpathctl):
                    if "after-batch" in per["kinds"]}
         if batched:
             w(f"The first change right after an `ip -batch` of {hooks.get('batch_routes', 0):,} routes "
-              f"({hooks.get('batches', 0)} batches, adding and deleting in turn; ms):")
+              f"(adding and deleting in turn; ms; the batches per runner: "
+              + ", ".join(f"{SHORT_NAMES.get(name, name)} {b['toggles']}" for name, b in batched.items()) + "):")
             w("")
             w("| hook runner | median | p99 | missed |")
             w("|---|---|---|---|")

@@ -29,8 +29,10 @@
 # table at start-up, default ROUTES), HOOK_TOGGLES (per kind and hook runner, default
 # 200, split over HOOK_ROUNDS rounds, default 4: even, for the rotation's order to be reversed
 # in half of them), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
-# default 100), HOOK_BATCH_ROUTES / HOOK_BATCHES (the first change right after an `ip -batch` of
-# that many routes, that many times; default 100000 / 18, enough for a median and a p99 that one slow minute does not decide; 0 routes to skip), CONNECTIVITY_ROUNDS /
+# default 100), HOOK_BATCH_ROUTES / HOOK_BATCHES / HOOK_OTHER_BATCHES (the first change right after
+# an `ip -batch` of that many routes, that many times for netplug and the link rule, and for the
+# others; default 100000 / 100 / 20: nearest-rank p99 is the slowest of up to 100, the second
+# slowest of 101 to 200; 0 routes to skip), CONNECTIVITY_ROUNDS /
 # CONNECTIVITY_AFTER / CONNECTIVITY_IDLE (bench/connectivity.py: rounds, seconds behind the portal
 # before it turns into full internet, idle seconds; default 3 / 20 / 20), PROBE_COUNT (probes of
 # each kind for bench/probe_helper.py, default 200), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
@@ -52,7 +54,8 @@ HOOK_ROUNDS=${HOOK_ROUNDS:-4}
 HOOK_GAP_MS=${HOOK_GAP_MS:-40}
 HOOK_TRACE_TOGGLES=${HOOK_TRACE_TOGGLES:-100}
 HOOK_BATCH_ROUTES=${HOOK_BATCH_ROUTES:-100000}
-HOOK_BATCHES=${HOOK_BATCHES:-18}
+HOOK_BATCHES=${HOOK_BATCHES:-100}
+HOOK_OTHER_BATCHES=${HOOK_OTHER_BATCHES:-20}
 CONNECTIVITY_ROUNDS=${CONNECTIVITY_ROUNDS:-3}
 CONNECTIVITY_AFTER=${CONNECTIVITY_AFTER:-20}
 CONNECTIVITY_IDLE=${CONNECTIVITY_IDLE:-20}
@@ -121,6 +124,7 @@ delete_ns "$PREFIX-lib-p"
 
 ROUND_TOGGLES=$(((HOOK_TOGGLES + HOOK_ROUNDS - 1) / HOOK_ROUNDS))
 ROUND_BATCHES=$(((HOOK_BATCHES + HOOK_ROUNDS - 1) / HOOK_ROUNDS))
+ROUND_OTHER_BATCHES=$(((HOOK_OTHER_BATCHES + HOOK_ROUNDS - 1) / HOOK_ROUNDS))
 echo "== hook start: $HOOK_ROUNDS rounds of $ROUND_TOGGLES carrier + $ROUND_TOGGLES admin toggles, ${HOOK_GAP_MS} ms apart, per hook runner" >&2
 quiet "the hook phase"
 # All runners at once, each on fresh namespaces of its own (same addresses and routes for all),
@@ -159,7 +163,8 @@ for round in $(seq 1 "$HOOK_ROUNDS"); do
     run python3 bench/hooks.py "${runner_args[@]}" --link npb0 --peer-link npb1 \
         --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
         --gap-ms "$HOOK_GAP_MS" --work "$RESULTS/hooks-{runner}-r$round" --count "$ROUND_TOGGLES" \
-        --out "$RESULTS/hooks-{runner}-r$round.json" --batch-routes "$HOOK_BATCH_ROUTES" --batches "$ROUND_BATCHES"
+        --out "$RESULTS/hooks-{runner}-r$round.json" --batch-routes "$HOOK_BATCH_ROUTES" --batches "$ROUND_BATCHES" \
+        --other-batches "$ROUND_OTHER_BATCHES"
     for runner in $HOOK_RUNNERS; do
         delete_ns "$PREFIX-hk-$runner"
         delete_ns "$PREFIX-hk-$runner-p"
