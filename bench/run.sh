@@ -31,8 +31,8 @@
 # in half of them), HOOK_GAP_MS (default 40), HOOK_TRACE_TOGGLES (traced carrier toggles per runner,
 # default 100), HOOK_BATCH_ROUTES / HOOK_BATCHES / HOOK_OTHER_BATCHES (the first change right after
 # an `ip -batch` of that many routes, that many times for netplug and the link rule, and for the
-# others; default 100000 / 100 / 20: nearest-rank p99 is the slowest of up to 100, the second
-# slowest of 101 to 200; 0 routes to skip), CONNECTIVITY_ROUNDS /
+# others; default 100000 / 100 / 20: a nearest-rank p99 is the slowest of fewer than 100, the
+# second slowest of 100 to 199; 0 routes to skip), CONNECTIVITY_ROUNDS /
 # CONNECTIVITY_AFTER / CONNECTIVITY_IDLE (bench/connectivity.py: rounds, seconds behind the portal
 # before it turns into full internet, idle seconds; default 3 / 20 / 20), PROBE_COUNT (probes of
 # each kind for bench/probe_helper.py, default 200), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
