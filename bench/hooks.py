@@ -321,11 +321,10 @@ def rotations(runners):
     return [(runners, set(names))]
 
 
-def batch_order(runners):
-    """The order of the route batches within one pass: the main rotation's runners in their
-    order, so that netplug's batch and the link rule's are next to each other, then the
-    dispatcher-mode runner's."""
-    groups = rotations(runners)
+def batch_order(groups, runners):
+    """The order of the route batches within one pass: the main rotation's runners (the last of
+    `groups`, from rotations()) in their order, so that netplug's batch and the link rule's are
+    next to each other, then the dispatcher-mode runner's."""
     main = groups[-1][0]
     return main + [r for r in runners if r not in main]
 
@@ -375,14 +374,14 @@ def main():
                         "listener": listener_for(runner, args, ns, work, stamps, hook, config),
                         "runs": {}})
     listeners = [r["listener"] for r in runners]
+    groups = rotations(runners)
+    ordered = batch_order(groups, runners)
     try:
         print("   hooks: " + "; then ".join(", ".join(r["listener"].name for r in group)
-                                           for group, _ in rotations(runners)) + ": changes in rotation",
-              file=sys.stderr)
+                                           for group, _ in groups) + ": changes in rotation", file=sys.stderr)
         load = MachineLoad().start()
         for listener in listeners:
             listener.start()
-        groups = rotations(runners)
         for kind, carrier in (("carrier", True), ("admin", False)):
             for group, counted in groups:
                 targets = [(r["peer_ns"], args.peer_link) if carrier else (r["ns"], args.link) for r in group]
@@ -392,7 +391,6 @@ def main():
                         r["runs"][kind] = toggles[args.warmup:]
                 time.sleep(0.5)
         if args.batch_routes:
-            ordered = batch_order(runners)
             others = args.batches if args.other_batches is None else args.other_batches
             counts = [args.batches if r["runner"] in PAIRED else others for r in ordered]
             targets = [(r["ns"], r["peer_ns"], count) for r, count in zip(ordered, counts)]
@@ -423,7 +421,7 @@ def main():
                    "rotation": len(groups[-1][0]),
                    # The order the changes went in: each rotation's runners, then the batches'.
                    "order": [[g["runner"] for g in group] for group, _ in groups]
-                   + [[g["runner"] for g in batch_order(runners)]],
+                   + [[g["runner"] for g in ordered]],
                    "hook": open(r["hook"]).read(), "netpathd_config": open(r["config"]).read(),
                    "listeners": {listener.name: summarize_runner(listener, r["runs"], kept, gap_ns, machine_load)}}
         with open(args.out.replace("{runner}", r["runner"]), "w") as f:

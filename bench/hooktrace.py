@@ -30,7 +30,7 @@ import threading
 import time
 
 from common import in_ns, median, percentile
-from hooks import Listener, netpathd_config, prepare_work, runner_arguments
+from hooks import listener_for, netpathd_config, prepare_work, runner_arguments
 from latency import run_toggles
 
 STAGES = ["read", "fork", "exec", "first_line"]
@@ -157,16 +157,9 @@ def main():
     args = runner_arguments(__doc__, ["netplug", "netpathd-link"], 100, "traced carrier toggles")
 
     work, stamps, hooks_dir, hook = prepare_work(args)
-    socket_path = os.path.join(work, "netpathd.sock")
-    if args.listener == "netplug":
-        name = "netplug"
-        listener = Listener(name, in_ns(args.ns, [args.netplugd, "-F", "-c", "/dev/null", "-i", args.link, "-s", hook]),
-                            os.path.join(work, "netplug.log"), lambda: os.path.exists(stamps))
-    else:
-        name = "netpathd (link rule)"
-        config = netpathd_config(work, hooks_dir, link_rule=args.link)
-        listener = Listener(name, in_ns(args.ns, [args.netpathd, "--config", config, "--control-socket", socket_path]),
-                            os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path))
+    config = netpathd_config(work, hooks_dir, link_rule=args.link) if args.listener == "netpathd-link" else None
+    listener = listener_for(args.listener, args, args.ns, work, stamps, hook, config)
+    name = listener.name
 
     data = os.path.join(work, "perf.data")
     perf = None

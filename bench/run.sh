@@ -134,17 +134,16 @@ quiet "the hook phase"
 HOOK_RUNNERS="ip netplug netpathd netpathd-link"
 # hook_runner SCRIPT NAMESPACE RUNNER ARGS...: bench/SCRIPT for one hook runner on a fresh veth
 # pair (NAMESPACE and NAMESPACE-p), deleted afterwards whatever the script did.
+new_pair() { new_ns "$1" && new_ns "$1-p" && add_veth "$1" "$1-p"; }  # NS: NS and NS-p, a veth between
+delete_pair() { delete_ns "$1" && delete_ns "$1-p"; }
 hook_runner() {
     local script="$1" ns="$2" runner="$3" status=0
     shift 3
-    new_ns "$ns"
-    new_ns "$ns-p"
-    add_veth "$ns" "$ns-p"
+    new_pair "$ns"
     run python3 "bench/$script" --listener "$runner" --ns "$ns" --peer-ns "$ns-p" --link npb0 --peer-link npb1 \
         --netpathd "$NETPATHD" --netplugd "$NETPLUGD" --toggle "$OUT/toggle" --stamp "$(realpath "$OUT/hookstamp")" \
         --gap-ms "$HOOK_GAP_MS" "$@" || status=$?
-    delete_ns "$ns"
-    delete_ns "$ns-p"
+    delete_pair "$ns"
     return "$status"
 }
 # The rotation's order is reversed every other round, so that neither runner of a pair is always
@@ -155,9 +154,7 @@ for round in $(seq 1 "$HOOK_ROUNDS"); do
     order=$HOOK_RUNNERS
     [ $((round % 2)) -eq 0 ] && order=$HOOK_RUNNERS_REVERSED
     for runner in $order; do
-        new_ns "$PREFIX-hk-$runner"
-        new_ns "$PREFIX-hk-$runner-p"
-        add_veth "$PREFIX-hk-$runner" "$PREFIX-hk-$runner-p"
+        new_pair "$PREFIX-hk-$runner"
         runner_args+=(--listener "$runner" --ns "$PREFIX-hk-$runner" --peer-ns "$PREFIX-hk-$runner-p")
     done
     run python3 bench/hooks.py "${runner_args[@]}" --link npb0 --peer-link npb1 \
@@ -165,10 +162,7 @@ for round in $(seq 1 "$HOOK_ROUNDS"); do
         --gap-ms "$HOOK_GAP_MS" --work "$RESULTS/hooks-{runner}-r$round" --count "$ROUND_TOGGLES" \
         --out "$RESULTS/hooks-{runner}-r$round.json" --batch-routes "$HOOK_BATCH_ROUTES" --batches "$ROUND_BATCHES" \
         --other-batches "$ROUND_OTHER_BATCHES"
-    for runner in $HOOK_RUNNERS; do
-        delete_ns "$PREFIX-hk-$runner"
-        delete_ns "$PREFIX-hk-$runner-p"
-    done
+    for runner in $HOOK_RUNNERS; do delete_pair "$PREFIX-hk-$runner"; done
 done
 run python3 bench/hookrounds.py "$RESULTS" "$HOOK_ROUNDS" $HOOK_RUNNERS
 
