@@ -6,10 +6,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +25,49 @@ int np_o_path(void) { return O_PATH; }
 int np_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
 
 int np_eventfd_nonblocking(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+/// A system call that leaves errno alone: -errno on failure. A spare (np_spare_make) runs beside
+/// the thread that made it and shares its thread-local storage, errno included; glibc's wrappers,
+/// `syscall()` among them, would write that thread's errno from another process at any moment.
+/// So the child side of both spawns makes its calls here. Elsewhere than x86-64 and arm64 it is
+/// `syscall()` (errno is written, which the vfork-style child may do: its parent is suspended),
+/// and there are no spares.
+#if defined(__x86_64__)
+#define NP_SPARES 1
+static long np_sys(long number, long a, long b, long c, long d, long e) {
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    long result;
+    __asm__ volatile("syscall"
+                     : "=a"(result)
+                     : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
+                     : "rcx", "r11", "memory");
+    return result;
+}
+#elif defined(__aarch64__)
+#define NP_SPARES 1
+static long np_sys(long number, long a, long b, long c, long d, long e) {
+    register long x8 __asm__("x8") = number;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    register long x4 __asm__("x4") = e;
+    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4) : "memory");
+    return x0;
+}
+#else
+#define NP_SPARES 0
+static long np_sys(long number, long a, long b, long c, long d, long e) {
+    long result = syscall(number, a, b, c, d, e);
+    return result < 0 ? -errno : result;
+}
+#endif
+
+#define NP_SYS1(n, a) np_sys(n, (long)(a), 0, 0, 0, 0)
+#define NP_SYS2(n, a, b) np_sys(n, (long)(a), (long)(b), 0, 0, 0)
+#define NP_SYS3(n, a, b, c) np_sys(n, (long)(a), (long)(b), (long)(c), 0, 0)
+#define NP_SYS4(n, a, b, c, d) np_sys(n, (long)(a), (long)(b), (long)(c), (long)(d), 0)
 
 /// What the spawning thread hands its child, which shares its memory until the exec.
 struct np_spawn_child {
@@ -35,42 +82,58 @@ struct np_spawn_child {
     volatile int step;
 };
 
-/// `rt_sigaction` and `rt_sigprocmask` themselves. glibc's wrappers leave out its two internal
-/// signals (32, 33): its mask wrapper drops them from a set to block, so the parent could not
-/// block them around the clone, and its `sigaction` refuses them, so the child could not reset
-/// their handlers.
-static int np_raw_default(int signal) {
-    // The kernel's struct (handler, flags, restorer, mask) all zero: SIG_DFL, no flags, no mask.
+/// Resets `signal`'s disposition: the kernel's struct (handler, flags, restorer, mask) all zero
+/// is SIG_DFL, no flags, no mask. The system call itself: glibc's `sigaction` refuses its two
+/// internal signals (32, 33), and its mask wrapper drops them from a set to block, so the parent
+/// could not block them around the clone either.
+static long np_raw_default(int signal) {
     unsigned long action[4] = {0};
-    return (int)syscall(SYS_rt_sigaction, signal, action, NULL, _NSIG / 8);
+    return NP_SYS4(SYS_rt_sigaction, signal, action, NULL, _NSIG / 8);
 }
 
-static int np_raw_sigmask(int how, const sigset_t *set, sigset_t *old) {
-    return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+static long np_raw_sigmask(int how, const sigset_t *set, sigset_t *old) {
+    return NP_SYS4(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+}
+
+/// Every disposition back to the default, before signals are unblocked just before the exec:
+/// - A handled signal: between the unblocking and the exec, the agent's handler (Swift's
+///   backtracer's, Dispatch's, glibc's own for 32 and 33) would run here, on the agent's memory
+///   and thread-local storage.
+/// - An ignored one: the exec keeps it ignored. A service manager starts the agent with SIGPIPE
+///   ignored, and swift-service-lifecycle ignores SIGTERM, SIGINT and SIGHUP to receive them
+///   from Dispatch instead.
+static void np_reset_dispositions(void) {
+    for (int signal = 1; signal < _NSIG; signal++) {
+        if (signal == SIGKILL || signal == SIGSTOP) continue;
+        np_raw_default(signal);
+    }
 }
 
 /// Puts `fd` at `target`. When they are the same, dup2 would leave FD_CLOEXEC set: it is cleared.
-static int np_place(int fd, int target) {
-    if (fd != target) return dup2(fd, target) < 0 ? -1 : 0;
-    int flags = fcntl(fd, F_GETFD);
-    return flags < 0 ? -1 : fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+/// (dup3, not dup2, which arm64 lacks; dup3 refuses equal descriptors, which take the other way.)
+static long np_place(int fd, int target) {
+    if (fd != target) {
+        long placed = NP_SYS3(SYS_dup3, fd, target, 0);
+        return placed < 0 ? placed : 0;
+    }
+    long flags = NP_SYS2(SYS_fcntl, fd, F_GETFD);
+    return flags < 0 ? flags : NP_SYS3(SYS_fcntl, fd, F_SETFD, flags & ~FD_CLOEXEC);
 }
 
 /// Closes every descriptor from 3 up. `close_range` (Linux 5.9) may be missing, or refused by a
 /// container's older seccomp profile: then `/proc/self/fd` is read with `getdents64` into a buffer
 /// on the stack, as glibc's `posix_spawn` does, and each descriptor closed.
-static int np_close_from_3(void) {
-    if (close_range(3, ~0U, 0) == 0) return 0;
-    if (errno != ENOSYS && errno != EPERM) return -1;
-    // System calls themselves, not glibc's cancellable wrappers: those would update the
-    // cancellation state of the suspended parent thread, whose memory this child shares.
+static long np_close_from_3(void) {
+    long closedAll = NP_SYS3(SYS_close_range, 3, ~0U, 0);
+    if (closedAll == 0) return 0;
+    if (closedAll != -ENOSYS && closedAll != -EPERM) return closedAll;
     // Descriptor 3 goes first, which leaves a slot for the directory even in a full table.
-    syscall(SYS_close, 3);
-    int directory = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (directory < 0) return -1;
+    NP_SYS1(SYS_close, 3);
+    long directory = NP_SYS4(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (directory < 0) return directory;
     _Alignas(8) char entries[1024];
     long length;
-    while ((length = syscall(SYS_getdents64, directory, entries, sizeof entries)) > 0) {
+    while ((length = NP_SYS3(SYS_getdents64, directory, entries, sizeof entries)) > 0) {
         int closed = 0;
         for (long offset = 0; offset < length;) {
             const struct dirent64 *entry = (const struct dirent64 *)(entries + offset);
@@ -78,63 +141,66 @@ static int np_close_from_3(void) {
             int fd = 0, digits = 0;
             for (const char *c = entry->d_name; *c >= '0' && *c <= '9'; c++, digits++) fd = fd * 10 + (*c - '0');
             if (digits == 0 || fd < 3 || fd == directory) continue;
-            syscall(SYS_close, fd);
+            NP_SYS1(SYS_close, fd);
             closed = 1;
         }
         // Closing changes the directory: read it again from the start until nothing is left.
-        if (closed && syscall(SYS_lseek, directory, 0, SEEK_SET) < 0) {
-            length = -1;
-            break;
+        if (closed) {
+            long rewound = NP_SYS3(SYS_lseek, directory, 0, SEEK_SET);
+            if (rewound < 0) {
+                length = rewound;
+                break;
+            }
         }
     }
-    int failure = errno;
-    syscall(SYS_close, directory);
-    errno = failure;
-    return length < 0 ? -1 : 0;
+    NP_SYS1(SYS_close, directory);
+    return length < 0 ? length : 0;
 }
 
-/// The child's set-up before its exec; -1 with errno and `child->step` naming the step that failed.
-/// Each step is named before it runs: its errno alone would mislead (a chdir's, or the
-/// /proc/self/fd fallback's ENOENT, would read as a missing hook).
-static int np_spawn_child_setup(struct np_spawn_child *child) {
-    child->step = NP_SPAWN_PROCESS_GROUP;
-    if (setpgid(0, 0) < 0) return -1;
+/// The child's set-up after its process group, up to its exec; -errno with `child->step` naming
+/// the step that failed. Each step is named before it runs: its errno alone would mislead (a
+/// chdir's, or the /proc/self/fd fallback's ENOENT, would read as a missing hook).
+static long np_spawn_child_setup(struct np_spawn_child *child) {
     child->step = NP_SPAWN_STANDARD_STREAMS;
-    if (np_place(child->in, 0) < 0 || np_place(child->out, 1) < 0 || np_place(child->err, 2) < 0) return -1;
+    long result;
+    if ((result = np_place(child->in, 0)) < 0 || (result = np_place(child->out, 1)) < 0 ||
+        (result = np_place(child->err, 2)) < 0)
+        return result;
     child->step = NP_SPAWN_WORKING_DIRECTORY;
-    if (chdir(child->directory) < 0) return -1;
+    if ((result = NP_SYS1(SYS_chdir, child->directory)) < 0) return result;
     child->step = NP_SPAWN_DESCRIPTORS;
-    if (np_close_from_3() < 0) return -1;
+    if ((result = np_close_from_3()) < 0) return result;
     child->step = NP_SPAWN_SIGNAL_MASK;
     sigset_t none;
     sigemptyset(&none);
     return np_raw_sigmask(SIG_SETMASK, &none, NULL);
 }
 
+/// The exec, after the set-up; on failure, the errno in `child->failure` and the child's exit.
+static int np_spawn_child_exec(struct np_spawn_child *child) {
+    long result = np_spawn_child_setup(child);
+    if (result >= 0) {
+        child->step = NP_SPAWN_EXEC;
+        result = NP_SYS3(SYS_execve, child->path, child->argv, child->envp);
+    }
+    child->failure = result < 0 ? (int)-result : EIO;
+    NP_SYS1(SYS_exit, 127);
+    return 127;
+}
+
 /// The child, on a stack inside the spawning thread's frame, sharing the agent's memory (the
-/// thread is suspended until the exec): only system calls, no allocation, no locks.
+/// thread is suspended until the exec): only system calls, no allocation, no locks. Every signal
+/// arrives blocked (the parent blocked them all around clone).
 static int np_spawn_child_main(void *argument) {
     struct np_spawn_child *child = argument;
-    // Every signal arrives blocked (the parent blocked them all around clone). Each disposition
-    // goes back to the default before they are unblocked, just before the exec:
-    // - A handled signal: between the unblocking and the exec, the agent's handler (Swift's
-    //   backtracer's, Dispatch's, glibc's own for 32 and 33) would run here, on the agent's
-    //   memory and thread-local storage.
-    // - An ignored one: the exec keeps it ignored. A service manager starts the agent with
-    //   SIGPIPE ignored, and swift-service-lifecycle ignores SIGTERM, SIGINT and SIGHUP to
-    //   receive them from Dispatch instead.
-    for (int signal = 1; signal < _NSIG; signal++) {
-        if (signal == SIGKILL || signal == SIGSTOP) continue;
-        np_raw_default(signal);
+    np_reset_dispositions();
+    child->step = NP_SPAWN_PROCESS_GROUP;
+    long grouped = NP_SYS2(SYS_setpgid, 0, 0);
+    if (grouped < 0) {
+        child->failure = (int)-grouped;
+        NP_SYS1(SYS_exit, 127);
     }
-    if (np_spawn_child_setup(child) < 0) {
-        child->failure = errno != 0 ? errno : EIO;
-        _exit(127);
-    }
-    child->step = NP_SPAWN_EXEC;
-    execve(child->path, child->argv, child->envp);
-    child->failure = errno != 0 ? errno : EIO;
-    _exit(127);
+    return np_spawn_child_exec(child);
 }
 
 int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
@@ -147,7 +213,8 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
     _Alignas(16) char stack[32 * 1024];
     sigset_t every, previous;
     memset(&every, 0xff, sizeof every);
-    if (np_raw_sigmask(SIG_BLOCK, &every, &previous) < 0) return errno;
+    long blocked = np_raw_sigmask(SIG_BLOCK, &every, &previous);
+    if (blocked < 0) return (int)-blocked;
     int descriptor = -1;
     int created = clone(np_spawn_child_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD,
                         &child, &descriptor);
@@ -172,6 +239,187 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
     *pid = created;
     *pidfd = descriptor;
     return 0;
+}
+
+// MARK: Spares
+
+/// A spare's mapping: this header at its start, the child's stack above it.
+struct np_spare {
+    /// What the child is told: 0 wait, 1 exec `job`, 2 exit unused. A futex word.
+    volatile int order;
+    /// The child's set-up at its making: 0 under way, 1 done (it waits for its order), 2 failed
+    /// (it exits; `unusable` says why). A futex word.
+    volatile int ready;
+    /// How far the child got after its order: 0 not ordered, 1 ordered, 2 about to exec.
+    volatile int progress;
+    /// The child's tid while it has this memory; the kernel clears it and wakes the futex when
+    /// the child execs or exits (CLONE_CHILD_CLEARTID), which is what a spawn waits for. The
+    /// kernel writes it (CLONE_CHILD_SETTID) before the child's first instruction, so it is set
+    /// once `ready` is.
+    volatile pid_t tid;
+    /// The errno of the child's own set-up at its making (dispositions, parent death signal,
+    /// process group), which leaves it unusable.
+    volatile int unusable;
+    pid_t pid;
+    int pidfd;
+    struct np_spawn_child job;
+};
+
+enum { NP_SPARE_SIZE = 64 * 1024 };
+
+static void np_futex_wait(volatile int *word, int value, const struct timespec *timeout) {
+    NP_SYS4(SYS_futex, word, FUTEX_WAIT, value, timeout);
+}
+
+static void np_futex_wake(volatile int *word) { NP_SYS3(SYS_futex, word, FUTEX_WAKE, 1); }
+
+#if NP_SPARES
+/// The spare's child: made ready, then waiting for its order, sharing the agent's memory and
+/// descriptor table meanwhile (so it holds nothing open that the agent closes). Only system
+/// calls that leave errno alone (np_sys); signals stay blocked until just before the exec.
+static int np_spare_main(void *argument) {
+    struct np_spare *spare = argument;
+    pid_t parent = (pid_t)NP_SYS1(SYS_getppid, 0);
+    np_reset_dispositions();
+    // Killed with the thread that made it (the runner's own, which lives as long as the agent),
+    // so that a spare never outlives the agent holding its memory. Made before the check below,
+    // so that a parent gone in between is seen.
+    long result = NP_SYS2(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+    if (result == 0 && NP_SYS1(SYS_getppid, 0) != parent) result = -ESRCH;
+    if (result == 0) result = NP_SYS2(SYS_setpgid, 0, 0);
+    // Named for what it is until it execs (a child takes the name of the thread that made it).
+    if (result == 0) NP_SYS2(SYS_prctl, PR_SET_NAME, "netpathd-spare");
+    if (result < 0) {
+        spare->unusable = (int)-result;
+        __atomic_store_n(&spare->ready, 2, __ATOMIC_RELEASE);
+        np_futex_wake(&spare->ready);
+        NP_SYS1(SYS_exit, 0);
+    }
+    __atomic_store_n(&spare->ready, 1, __ATOMIC_RELEASE);
+    np_futex_wake(&spare->ready);
+    int order;
+    while ((order = __atomic_load_n(&spare->order, __ATOMIC_ACQUIRE)) == 0) np_futex_wait(&spare->order, 0, NULL);
+    if (order != 1) NP_SYS1(SYS_exit, 0);
+    __atomic_store_n(&spare->progress, 1, __ATOMIC_RELEASE);
+    // A descriptor table of its own from here: the hook's descriptors go to 0, 1 and 2 in it, and
+    // the agent's others close, without touching the agent's.
+    spare->job.step = NP_SPAWN_DESCRIPTORS;
+    result = NP_SYS1(SYS_unshare, CLONE_FILES);
+    // The hook must not die with the agent: the parent death signal was the spare's alone.
+    if (result == 0) result = NP_SYS2(SYS_prctl, PR_SET_PDEATHSIG, 0);
+    if (result < 0) {
+        spare->job.failure = (int)-result;
+        NP_SYS1(SYS_exit, 127);
+    }
+    __atomic_store_n(&spare->progress, 2, __ATOMIC_RELEASE);
+    return np_spawn_child_exec(&spare->job);
+}
+#endif
+
+static void np_spare_wait_gone(struct np_spare *spare);
+static void np_spare_free(struct np_spare *spare);
+
+int np_spare_make(struct np_spare **made) {
+#if NP_SPARES
+    void *mapping = mmap(NULL, NP_SPARE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (mapping == MAP_FAILED) return errno;
+    struct np_spare *spare = mapping;
+    memset(spare, 0, sizeof *spare);
+    spare->pidfd = -1;
+    sigset_t every, previous;
+    memset(&every, 0xff, sizeof every);
+    long blocked = np_raw_sigmask(SIG_BLOCK, &every, &previous);
+    if (blocked < 0) {
+        munmap(mapping, NP_SPARE_SIZE);
+        return (int)-blocked;
+    }
+    // The stack's top, 16-byte aligned: the header sits at the mapping's start.
+    char *top = (char *)mapping + NP_SPARE_SIZE;
+    int created = clone(np_spare_main, top,
+                        CLONE_VM | CLONE_FILES | CLONE_PIDFD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD,
+                        spare, &spare->pidfd, NULL, &spare->tid);
+    int cloneError = errno;
+    np_raw_sigmask(SIG_SETMASK, &previous, NULL);
+    if (created < 0 || spare->pidfd < 0) {
+        if (created >= 0) {
+            // No pidfd (a kernel before 5.2): nothing to wait on safely. Tell it to go, then reap.
+            __atomic_store_n(&spare->order, 2, __ATOMIC_RELEASE);
+            np_futex_wake(&spare->order);
+            while (waitpid(created, NULL, 0) < 0 && errno == EINTR) {}
+            cloneError = ENOSYS;
+        }
+        munmap(mapping, NP_SPARE_SIZE);
+        return cloneError;
+    }
+    spare->pid = created;
+    // Ready when its set-up is done; a child killed meanwhile never says so, which its pidfd
+    // tells (looked at when a wait of 100 ms ends without word).
+    const struct timespec pause = {0, 100 * 1000 * 1000};
+    int ready;
+    while ((ready = __atomic_load_n(&spare->ready, __ATOMIC_ACQUIRE)) == 0) {
+        np_futex_wait(&spare->ready, 0, &pause);
+        struct pollfd exited = {spare->pidfd, POLLIN, 0};
+        if (__atomic_load_n(&spare->ready, __ATOMIC_ACQUIRE) == 0 && poll(&exited, 1, 0) > 0) break;
+    }
+    if (ready != 1) {
+        int reason = ready == 2 ? spare->unusable : ECHILD;
+        np_spare_wait_gone(spare);
+        np_spare_free(spare);
+        return reason;
+    }
+    *made = spare;
+    return 0;
+#else
+    (void)made;
+    return ENOSYS;
+#endif
+}
+
+/// Waits until the spare's child has left its memory: exec'd or exited.
+static void np_spare_wait_gone(struct np_spare *spare) {
+    pid_t tid;
+    while ((tid = __atomic_load_n(&spare->tid, __ATOMIC_ACQUIRE)) != 0) np_futex_wait(&spare->tid, tid, NULL);
+}
+
+/// Reaps an exited spare's child, closes its pidfd and unmaps it.
+static void np_spare_free(struct np_spare *spare) {
+    int signaled, status;
+    np_pidfd_reap(spare->pidfd, &signaled, &status);
+    close(spare->pidfd);
+    munmap(spare, NP_SPARE_SIZE);
+}
+
+int np_spare_spawn(struct np_spare *spare, pid_t *pid, int *pidfd, const char *path, char *const argv[],
+                   char *const envp[], const char *directory, int in, int out, int err, enum np_spawn_step *step) {
+    *step = NP_SPAWN_CLONE;
+    struct np_spawn_child job = {path, argv, envp, directory, in, out, err, 0, NP_SPAWN_CLONE};
+    spare->job = job;
+    __atomic_store_n(&spare->order, 1, __ATOMIC_RELEASE);
+    np_futex_wake(&spare->order);
+    np_spare_wait_gone(spare);
+    int progress = __atomic_load_n(&spare->progress, __ATOMIC_ACQUIRE);
+    int failure = spare->job.failure;
+    if (failure == 0 && progress == 2 && spare->unusable == 0) {
+        // Exec'd (or killed on its way there, which the hook's reaping will tell).
+        *pid = spare->pid;
+        *pidfd = spare->pidfd;
+        munmap(spare, NP_SPARE_SIZE);
+        return 0;
+    }
+    int step_reached = spare->job.step;
+    np_spare_free(spare);
+    if (failure == 0) return -1;  // It was gone before it took the order: nothing was tried.
+    *step = (enum np_spawn_step)step_reached;
+    return failure;
+}
+
+pid_t np_spare_pid(const struct np_spare *spare) { return spare->pid; }
+
+void np_spare_discard(struct np_spare *spare) {
+    __atomic_store_n(&spare->order, 2, __ATOMIC_RELEASE);
+    np_futex_wake(&spare->order);
+    np_spare_wait_gone(spare);
+    np_spare_free(spare);
 }
 
 int np_pidfd_reap(int pidfd, int *signaled, int *status) {

@@ -12,6 +12,8 @@ final class HookProcesses: Sendable, CustomStringConvertible {
         var leader: pid_t = 0
         /// The hook's start time (``ProcessStat/startTicks``); `nil` when unknown.
         var leaderStart: UInt64?
+        /// When a spare became the hook (``started(_:handedOverAt:)``).
+        var handover: UInt64?
         var timedOut = false
     }
 
@@ -30,9 +32,14 @@ final class HookProcesses: Sendable, CustomStringConvertible {
 
     var description: String { "hook process group \(state.withLock { $0.leader })" }
 
-    /// The hook was spawned as leader `pid` of its own group (pgid = pid).
-    func started(_ pid: pid_t) {
-        state.withLock { $0.leader = pid }
+    /// The hook was spawned as leader `pid` of its own group (pgid = pid); `handedOverAt` is the
+    /// clock tick a spare process (``SpareProcess``) was handed the hook, whose own start time is
+    /// then the spare's making.
+    func started(_ pid: pid_t, handedOverAt handover: UInt64? = nil) {
+        state.withLock {
+            $0.leader = pid
+            $0.handover = handover
+        }
     }
 
     /// Reads the hook's start time, which tells what it started in the agent's cgroup
@@ -41,9 +48,11 @@ final class HookProcesses: Sendable, CustomStringConvertible {
     /// it, not the one that spawned it (the engine's, when it decided the change).
     func recordStart() {
         guard case .available = cgroup.availability else { return }
-        let leader = state.withLock { $0.leader }
+        let (leader, handover) = state.withLock { ($0.leader, $0.handover) }
         guard leader > 0, let start = ProcessStat.read(leader)?.startTicks else { return }
-        state.withLock { $0.leaderStart = start }
+        // A spare's start is its making: what started after that but before the hook is not the
+        // hook's doing.
+        state.withLock { $0.leaderStart = max(start, handover ?? 0) }
     }
 
     /// The timeout passed: SIGTERM to the group.

@@ -61,16 +61,21 @@ package struct HookRunner: Sendable {
     private let logger: Logger
     private let cgroup: AgentCgroup
     private let spares = SparePipes.shared
+    private let spareProcesses: SpareProcess?
 
     package init(options: Options = Options(), logger: Logger) {
         self.init(options: options, logger: logger, cgroup: .shared)
     }
 
-    /// - Parameter cgroup: where hooks are born (tests pass one that is unavailable).
-    init(options: Options, logger: Logger, cgroup: AgentCgroup) {
+    /// - Parameters:
+    ///   - cgroup: where hooks are born (tests pass one that is unavailable).
+    ///   - spareProcesses: where hooks' processes are made ahead of time (``SpareProcess``);
+    ///     `nil` clones each hook when it is spawned (tests).
+    init(options: Options, logger: Logger, cgroup: AgentCgroup, spareProcesses: SpareProcess? = .shared) {
         self.options = options
         self.logger = logger
         self.cgroup = cgroup
+        self.spareProcesses = spareProcesses
         Self.ignoreSIGPIPE
         cgroup.announce(to: logger)
     }
@@ -129,13 +134,14 @@ package struct HookRunner: Sendable {
                     directory: invocation.workingDirectory,
                     standardInput: input.readEnd,
                     output: pipes.output,
-                    error: pipes.error
+                    error: pipes.error,
+                    spares: spareProcesses
                 )
             } catch {
                 input.abandon()
                 throw error
             }
-            group.started(child.pid)
+            group.started(child.pid, handedOverAt: child.handoverTicks)
             spawned = .success(StartedRun.Spawned(child: child, input: input))
         } catch {
             spawned = .failure(error)
@@ -224,6 +230,9 @@ package struct HookRunner: Sendable {
                     )
                 }
             }
+            // The next hook's process is made now that this one has ended: made while a hook
+            // starts, it slows that start (SpareProcess).
+            spareProcesses?.refill()
             streams.withLock { splitters in
                 splitters.out.finish(emit: emitter(.standardOutput))
                 splitters.err.finish(emit: emitter(.standardError))
