@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int np_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
@@ -243,9 +244,13 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
 
 // MARK: Spares
 
-/// A spare's mapping: this header at its start, the child's stack above it.
+/// A spare's mapping: this header on its first page, a guard page (no access: an overflowing
+/// stack faults instead of overwriting the header), the child's stack above.
 struct np_spare {
-    /// What the child is told: 0 wait, 1 exec `job`, 2 exit unused. A futex word.
+    /// The order: 0 none yet, 1 exec `job` (the agent's), 3 taken (the child's, from 1), 2 called
+    /// off (the agent's, from 1, when the child did not take it in time). A futex word. The two
+    /// compare-and-swaps from 1 decide who has the hook: the child execs it, or the agent spawns
+    /// it another way, never both.
     volatile int order;
     /// The child's set-up at its making: 0 under way, 1 done (it waits for its order), 2 failed
     /// (it exits; `unusable` says why). A futex word.
@@ -260,12 +265,17 @@ struct np_spare {
     /// The errno of the child's own set-up at its making (dispositions, parent death signal,
     /// process group), which leaves it unusable.
     volatile int unusable;
+    /// The agent's pid, which the child checks its parent against.
+    pid_t agent;
     pid_t pid;
     int pidfd;
+    /// The mapping's size.
+    size_t size;
     struct np_spawn_child job;
 };
 
-enum { NP_SPARE_SIZE = 64 * 1024 };
+/// The child's stack: it calls only thin system-call wrappers (~2 KiB).
+enum { NP_SPARE_STACK = 64 * 1024 };
 
 static void np_futex_wait(volatile int *word, int value, const struct timespec *timeout) {
     NP_SYS4(SYS_futex, word, FUTEX_WAIT, value, timeout);
@@ -279,13 +289,13 @@ static void np_futex_wake(volatile int *word) { NP_SYS3(SYS_futex, word, FUTEX_W
 /// calls that leave errno alone (np_sys); signals stay blocked until just before the exec.
 static int np_spare_main(void *argument) {
     struct np_spare *spare = argument;
-    pid_t parent = (pid_t)NP_SYS1(SYS_getppid, 0);
     np_reset_dispositions();
     // Killed with the thread that made it (the runner's own, which lives as long as the agent),
-    // so that a spare never outlives the agent holding its memory. Made before the check below,
-    // so that a parent gone in between is seen.
+    // so that a spare never outlives the agent holding its memory. An agent that exited before
+    // this line sent no signal: then the parent is the reaper, not the agent (whose pid the
+    // agent wrote before the clone), and the spare goes.
     long result = NP_SYS2(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
-    if (result == 0 && NP_SYS1(SYS_getppid, 0) != parent) result = -ESRCH;
+    if (result == 0 && NP_SYS1(SYS_getppid, 0) != spare->agent) result = -ESRCH;
     if (result == 0) result = NP_SYS2(SYS_setpgid, 0, 0);
     // Named for what it is until it execs (a child takes the name of the thread that made it).
     if (result == 0) NP_SYS2(SYS_prctl, PR_SET_NAME, "netpathd-spare");
@@ -297,10 +307,19 @@ static int np_spare_main(void *argument) {
     }
     __atomic_store_n(&spare->ready, 1, __ATOMIC_RELEASE);
     np_futex_wake(&spare->ready);
-    int order;
-    while ((order = __atomic_load_n(&spare->order, __ATOMIC_ACQUIRE)) == 0) np_futex_wait(&spare->order, 0, NULL);
-    if (order != 1) NP_SYS1(SYS_exit, 0);
+    while (__atomic_load_n(&spare->order, __ATOMIC_ACQUIRE) == 0) np_futex_wait(&spare->order, 0, NULL);
+    int given = 1;
+    if (!__atomic_compare_exchange_n(&spare->order, &given, 3, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        NP_SYS1(SYS_exit, 0);
     __atomic_store_n(&spare->progress, 1, __ATOMIC_RELEASE);
+    // Signals sent to the spare while it waited stay pending (blocked): it shares netpathd's
+    // command line, so `pkill netpathd` or `kill $(pidof netpathd)` reach it too. A new clone
+    // has none pending, and neither may the hook: they are taken off here, one call when there
+    // are none. (SIGKILL and SIGSTOP are never pending on a live, running process.)
+    sigset_t every;
+    memset(&every, 0xff, sizeof every);
+    const struct timespec now = {0, 0};
+    while (NP_SYS4(SYS_rt_sigtimedwait, &every, NULL, &now, _NSIG / 8) > 0) {}
     // A descriptor table of its own from here: the hook's descriptors go to 0, 1 and 2 in it, and
     // the agent's others close, without touching the agent's.
     spare->job.step = NP_SPAWN_DESCRIPTORS;
@@ -321,20 +340,29 @@ static void np_spare_free(struct np_spare *spare);
 
 int np_spare_make(struct np_spare **made) {
 #if NP_SPARES
-    void *mapping = mmap(NULL, NP_SPARE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t size = 2 * page + NP_SPARE_STACK;
+    void *mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (mapping == MAP_FAILED) return errno;
+    if (mprotect((char *)mapping + page, page, PROT_NONE) < 0) {
+        int failure = errno;
+        munmap(mapping, size);
+        return failure;
+    }
     struct np_spare *spare = mapping;
     memset(spare, 0, sizeof *spare);
     spare->pidfd = -1;
+    spare->size = size;
+    spare->agent = getpid();
     sigset_t every, previous;
     memset(&every, 0xff, sizeof every);
     long blocked = np_raw_sigmask(SIG_BLOCK, &every, &previous);
     if (blocked < 0) {
-        munmap(mapping, NP_SPARE_SIZE);
+        munmap(mapping, size);
         return (int)-blocked;
     }
-    // The stack's top, 16-byte aligned: the header sits at the mapping's start.
-    char *top = (char *)mapping + NP_SPARE_SIZE;
+    // The stack's top, 16-byte aligned (the mapping's end).
+    char *top = (char *)mapping + size;
     int created = clone(np_spare_main, top,
                         CLONE_VM | CLONE_FILES | CLONE_PIDFD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD,
                         spare, &spare->pidfd, NULL, &spare->tid);
@@ -342,13 +370,12 @@ int np_spare_make(struct np_spare **made) {
     np_raw_sigmask(SIG_SETMASK, &previous, NULL);
     if (created < 0 || spare->pidfd < 0) {
         if (created >= 0) {
-            // No pidfd (a kernel before 5.2): nothing to wait on safely. Tell it to go, then reap.
-            __atomic_store_n(&spare->order, 2, __ATOMIC_RELEASE);
-            np_futex_wake(&spare->order);
+            // No pidfd (a kernel before 5.2): nothing to wait on safely. It goes, and is reaped.
+            kill(created, SIGKILL);
             while (waitpid(created, NULL, 0) < 0 && errno == EINTR) {}
             cloneError = ENOSYS;
         }
-        munmap(mapping, NP_SPARE_SIZE);
+        munmap(mapping, size);
         return cloneError;
     }
     spare->pid = created;
@@ -386,7 +413,15 @@ static void np_spare_free(struct np_spare *spare) {
     int signaled, status;
     np_pidfd_reap(spare->pidfd, &signaled, &status);
     close(spare->pidfd);
-    munmap(spare, NP_SPARE_SIZE);
+    munmap(spare, spare->size);
+}
+
+/// Ends a spare that has not taken an order (SIGKILL through its pidfd, which cannot reach
+/// another process), waits until it has left its memory, reaps it and unmaps it.
+static void np_spare_kill(struct np_spare *spare) {
+    syscall(SYS_pidfd_send_signal, spare->pidfd, SIGKILL, NULL, 0);
+    np_spare_wait_gone(spare);
+    np_spare_free(spare);
 }
 
 int np_spare_spawn(struct np_spare *spare, pid_t *pid, int *pidfd, const char *path, char *const argv[],
@@ -396,14 +431,38 @@ int np_spare_spawn(struct np_spare *spare, pid_t *pid, int *pidfd, const char *p
     spare->job = job;
     __atomic_store_n(&spare->order, 1, __ATOMIC_RELEASE);
     np_futex_wake(&spare->order);
-    np_spare_wait_gone(spare);
+    // Until it has exec'd or exited. A spare that does not take the order within a second
+    // (stopped by SIGSTOP or a debugger, or starved) would hold the spawning thread, the
+    // engine's, for as long: the order is called off and the spare killed; if it took the order
+    // meanwhile, the exec is under way and is waited for, as a vfork-style clone's is.
+    // (The clock is read only once a wait has returned with the child still there: a wait ends
+    // early on a signal, and a second counts from then.)
+    const struct timespec second = {1, 0};
+    struct timespec deadline = {0, 0};
+    pid_t tid;
+    while ((tid = __atomic_load_n(&spare->tid, __ATOMIC_ACQUIRE)) != 0) {
+        np_futex_wait(&spare->tid, tid, &second);
+        if (__atomic_load_n(&spare->tid, __ATOMIC_ACQUIRE) == 0) break;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (deadline.tv_sec == 0) {
+            deadline = (struct timespec){now.tv_sec + 1, now.tv_nsec};
+            continue;
+        }
+        int given = 1;
+        if ((now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)) &&
+            __atomic_compare_exchange_n(&spare->order, &given, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            np_spare_kill(spare);
+            return -1;
+        }
+    }
     int progress = __atomic_load_n(&spare->progress, __ATOMIC_ACQUIRE);
     int failure = spare->job.failure;
     if (failure == 0 && progress == 2 && spare->unusable == 0) {
         // Exec'd (or killed on its way there, which the hook's reaping will tell).
         *pid = spare->pid;
         *pidfd = spare->pidfd;
-        munmap(spare, NP_SPARE_SIZE);
+        munmap(spare, spare->size);
         return 0;
     }
     int step_reached = spare->job.step;
@@ -415,12 +474,7 @@ int np_spare_spawn(struct np_spare *spare, pid_t *pid, int *pidfd, const char *p
 
 pid_t np_spare_pid(const struct np_spare *spare) { return spare->pid; }
 
-void np_spare_discard(struct np_spare *spare) {
-    __atomic_store_n(&spare->order, 2, __ATOMIC_RELEASE);
-    np_futex_wake(&spare->order);
-    np_spare_wait_gone(spare);
-    np_spare_free(spare);
-}
+void np_spare_discard(struct np_spare *spare) { np_spare_kill(spare); }
 
 int np_pidfd_reap(int pidfd, int *signaled, int *status) {
     siginfo_t info = {0};

@@ -11,9 +11,10 @@ import SystemPackage
 /// Runs one hook: spawns the checked file, feeds stdin, logs its output within limits, enforces
 /// the timeout, ends whatever the hook leaves running, and reports a ``HookResult``.
 ///
-/// The hook is spawned on the calling thread (``SpawnedHook``: a vfork-style clone with a cleared
-/// environment, every descriptor above 2 closed, default signal dispositions, a process group of
-/// its own, `/` as working directory; a pidfd to wait on). The file executed is
+/// The hook is spawned on the calling thread (``SpawnedHook``: a vfork-style clone, or a process
+/// made ahead of time, ``SpareProcess``; either with a cleared environment, every descriptor above
+/// 2 closed, default signal dispositions, a process group of its own, `/` as working directory;
+/// a pidfd to wait on). The file executed is
 /// ``OpenedHook/executablePath``, the hook's real path; why that is safe after the check is
 /// written there.
 ///
@@ -157,6 +158,8 @@ package struct HookRunner: Sendable {
         switch run.spawned {
         case .failure(let error):
             termination = .failedToStart(String(describing: error))
+            // A spare that failed to become the hook is used up too.
+            spareProcesses?.refill()
         case .success(let spawned):
             let (child, input) = (spawned.child, spawned.input)
             // The hook's stdin is encoded and written by the waiting thread, while the hook execs

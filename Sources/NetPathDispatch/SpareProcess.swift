@@ -61,6 +61,11 @@ final class SpareProcess: Sendable {
         }
     }
 
+    /// Ends the spare ready now, if any (tests; an agent's spare ends with the agent).
+    func discard() {
+        if let spare = take() { np_spare_discard(spare) }
+    }
+
     /// Asks for a spare, made on the maker's thread (started the first time) unless one is ready.
     /// Returns at once.
     func refill() {

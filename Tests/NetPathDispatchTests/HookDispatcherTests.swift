@@ -258,7 +258,8 @@ struct HookDispatcherTests {
                 await dispatcher.waitUntilIdle()
                 // The directory refuses both of eth1's hooks; the file only itself.
                 let (code, refused) =
-                    unsafe == "the file" ? ("writable-by-group-or-others", 1) : ("directory-writable-by-group-or-others", 2)
+                    unsafe == "the file"
+                    ? ("writable-by-group-or-others", 1) : ("directory-writable-by-group-or-others", 2)
                 #expect(dispatcher.statistics.refusals == [code: refused])
                 #expect(dispatcher.statistics.runCount("20-block", .success) == 3 - refused)
             }
@@ -401,7 +402,11 @@ struct HookDispatcherTests {
             )
             let log = LogStore()
             // One slot, held by "hold" until the test releases it.
-            let dispatcher = Self.makeDispatcher(dir, log: log, options: .init(maxRunningHooks: 1, slowAfter: .seconds(60)))
+            let dispatcher = Self.makeDispatcher(
+                dir,
+                log: log,
+                options: .init(maxRunningHooks: 1, slowAfter: .seconds(60))
+            )
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await dispatcher.run() }
                 dispatcher.dispatch(Events.interface(.up, "hold", index: 10), to: [.all(timeout: .seconds(10))])
@@ -417,7 +422,9 @@ struct HookDispatcherTests {
             // run() returned once the workers had: the waiting run would have started by now.
             #expect(dir.read("seen") == "hold\n")
             #expect(dispatcher.statistics.runCount("10-hook", .success) == 1)
-            #expect(log.all.contains { $0.message.contains("hook 10-hook and the rest of up of interface:11 not started") })
+            #expect(
+                log.all.contains { $0.message.contains("hook 10-hook and the rest of up of interface:11 not started") }
+            )
         }
     }
 }

@@ -6,6 +6,9 @@ import Testing
 
 /// Execution: exit status, no shell, timeouts on the whole process group, bounded output, and
 /// nothing left running after the hook.
+///
+/// Every hook here is cloned when it is spawned (no spare processes): SpareProcessTests run the
+/// same set-up through a spare.
 struct HookRunnerTests {
     static func run(
         _ name: String,
@@ -22,7 +25,7 @@ struct HookRunnerTests {
             rule: nil,
             timeout: timeout
         )
-        let runner = HookRunner(options: options, logger: log.logger, cgroup: cgroup)
+        let runner = HookRunner(options: options, logger: log.logger, cgroup: cgroup, spareProcesses: nil)
         return await runner.run(invocation, executing: try hooks.open(name))
     }
 
@@ -87,14 +90,30 @@ struct HookRunnerTests {
             try dir.hook("20-gone", "true")
             let zombies = Self.zombieChildren()
             let noShebang = try await Self.run("10-noshebang", in: dir)
-            #expect(Self.startFailure(noShebang)?.hasSuffix("10-noshebang: Exec format error (errno \(ENOEXEC))") == true, "\(noShebang)")
+            #expect(
+                Self.startFailure(noShebang)?.hasSuffix("10-noshebang: Exec format error (errno \(ENOEXEC))") == true,
+                "\(noShebang)"
+            )
             // Checked, then gone before the spawn: the open file's path no longer names anything.
             let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
             let opened = try hooks.open("20-gone")
             try FileManager.default.removeItem(atPath: dir.path("20-gone"))
-            let invocation = HookInvocation(hook: "20-gone", event: Events.interface(.up, "eth0"), rule: nil, timeout: .seconds(5))
-            let gone = await HookRunner(options: .init(), logger: LogStore().logger, cgroup: Self.noCgroup).run(invocation, executing: opened)
-            #expect(Self.startFailure(gone)?.hasSuffix("20-gone: No such file or directory (errno \(ENOENT))") == true, "\(gone)")
+            let invocation = HookInvocation(
+                hook: "20-gone",
+                event: Events.interface(.up, "eth0"),
+                rule: nil,
+                timeout: .seconds(5)
+            )
+            let gone = await HookRunner(
+                options: .init(),
+                logger: LogStore().logger,
+                cgroup: Self.noCgroup,
+                spareProcesses: nil
+            ).run(invocation, executing: opened)
+            #expect(
+                Self.startFailure(gone)?.hasSuffix("20-gone: No such file or directory (errno \(ENOENT))") == true,
+                "\(gone)"
+            )
             // At most as many as before: an earlier test's hook may have been reaped meanwhile.
             #expect(Self.zombieChildren() <= zombies, "a child that failed to exec was left unreaped")
         }
@@ -106,10 +125,20 @@ struct HookRunnerTests {
             try dir.hook("10-present", "true")
             let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
             let opened = try hooks.open("10-present")
-            var invocation = HookInvocation(hook: "10-present", event: Events.interface(.up, "eth0"), rule: nil, timeout: .seconds(5))
+            var invocation = HookInvocation(
+                hook: "10-present",
+                event: Events.interface(.up, "eth0"),
+                rule: nil,
+                timeout: .seconds(5)
+            )
             invocation.workingDirectory = dir.path("missing")
             let zombies = Self.zombieChildren()
-            let result = await HookRunner(options: .init(), logger: LogStore().logger, cgroup: Self.noCgroup).run(invocation, executing: opened)
+            let result = await HookRunner(
+                options: .init(),
+                logger: LogStore().logger,
+                cgroup: Self.noCgroup,
+                spareProcesses: nil
+            ).run(invocation, executing: opened)
             let reason = Self.startFailure(result)
             #expect(
                 reason?.hasSuffix(
@@ -122,11 +151,13 @@ struct HookRunnerTests {
         }
     }
 
-    @Test("signals the agent ignores reach a hook at their defaults, and none blocked (the lifecycle library ignores SIGTERM, SIGINT and SIGHUP)")
+    @Test(
+        "signals the agent ignores reach a hook at their defaults, and none blocked (the lifecycle library ignores SIGTERM, SIGINT and SIGHUP)"
+    )
     func ignoredSignalsAreReset() async throws {
         // A runner first: the first one ignores SIGPIPE for the process, unless it is ignored
         // already (as it is below), and the restore at the end would then leave it at its default.
-        _ = HookRunner(options: .init(), logger: LogStore().logger, cgroup: Self.noCgroup)
+        _ = HookRunner(options: .init(), logger: LogStore().logger, cgroup: Self.noCgroup, spareProcesses: nil)
         let ignored = [SIGTERM, SIGINT, SIGHUP, SIGUSR2, SIGPIPE]
         var previous: [Int32: sigaction] = [:]
         for number in ignored {

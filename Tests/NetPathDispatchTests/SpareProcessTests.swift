@@ -67,6 +67,7 @@ struct SpareProcessTests {
         signal(SIGTTIN, SIG_IGN)
         defer { sigaction(SIGTTIN, &previous, nil) }
         let spares = try Self.readySpares()
+        defer { spares.discard() }
         let sparePID = try #require(spares.readyPID)
         // Ready once made; asleep (waiting for a hook) a moment later.
         let asleep = ContinuousClock.now + .seconds(5)
@@ -117,25 +118,66 @@ struct SpareProcessTests {
     @Test("a hook started through a spare does not keep the spare's parent death signal: it would die with the agent")
     func parentDeathSignalIsCleared() async throws {
         let spares = try Self.readySpares()
+        defer { spares.discard() }
+        let sparePID = try #require(spares.readyPID)
         try await TemporaryDirectory.with { dir in
             // PR_GET_PDEATHSIG is 2.
             try dir.hook(
                 "10-pdeathsig",
                 """
-                exec python3 -c 'import ctypes; v = ctypes.c_int(-1); ctypes.CDLL(None).prctl(2, ctypes.byref(v)); print("pdeathsig=%d" % v.value)'
+                exec python3 -c 'import ctypes, os; v = ctypes.c_int(-1); ctypes.CDLL(None).prctl(2, ctypes.byref(v)); print("%d pdeathsig=%d" % (os.getpid(), v.value))'
                 """
             )
             let log = LogStore()
             let result = try await Self.run("10-pdeathsig", in: dir, spares: spares, log: log)
             #expect(result.termination == .exited(0), "\(result)")
-            #expect(Self.lines(of: "10-pdeathsig", in: log) == ["pdeathsig=0"])
+            #expect(Self.lines(of: "10-pdeathsig", in: log) == ["\(sparePID) pdeathsig=0"])
         }
-        #expect(spares.madeCount >= 1)
+    }
+
+    @Test(
+        "signals sent to a waiting spare (it shares netpathd's command line: pkill reaches it) never reach the hook it becomes"
+    )
+    func pendingSignalsAreDropped() async throws {
+        let spares = try Self.readySpares()
+        defer { spares.discard() }
+        let sparePID = try #require(spares.readyPID)
+        for number in [SIGHUP, SIGTERM, SIGTSTP, SIGUSR1] { #expect(kill(sparePID, number) == 0) }
+        try await TemporaryDirectory.with { dir in
+            try dir.hook("10-pending", "echo \"pid=$$\"\ngrep -E '^(SigPnd|ShdPnd)' /proc/self/status")
+            let log = LogStore()
+            let result = try await Self.run("10-pending", in: dir, spares: spares, log: log)
+            #expect(result.termination == .exited(0), "\(result)")
+            #expect(
+                Self.lines(of: "10-pending", in: log)
+                    == ["pid=\(sparePID)", "SigPnd:\t0000000000000000", "ShdPnd:\t0000000000000000"]
+            )
+        }
+    }
+
+    @Test("a stopped spare does not hold the spawn: within seconds it is killed and the hook cloned")
+    func stoppedSpareIsReplaced() async throws {
+        let spares = try Self.readySpares()
+        let sparePID = try #require(spares.readyPID)
+        #expect(kill(sparePID, SIGSTOP) == 0)
+        try await TemporaryDirectory.with { dir in
+            try dir.hook("10-after-stop", "echo \"pid=$$\"")
+            let log = LogStore()
+            let started = ContinuousClock.now
+            let result = try await Self.run("10-after-stop", in: dir, spares: spares, log: log)
+            #expect(result.termination == .exited(0), "\(result)")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            let lines = Self.lines(of: "10-after-stop", in: log)
+            #expect(lines.count == 1 && lines != ["pid=\(sparePID)"], "\(lines)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/proc/\(sparePID)"), "the stopped spare was left")
+        spares.discard()
     }
 
     @Test("a spare killed before its turn: the hook is cloned instead and runs, and the dead spare is reaped")
     func killedSpareFallsBackToClone() async throws {
         let spares = try Self.readySpares()
+        defer { spares.discard() }
         let sparePID = try #require(spares.readyPID)
         #expect(kill(sparePID, SIGKILL) == 0)
         // Dead once a zombie (its parent, this process, has not reaped it).
@@ -165,7 +207,9 @@ struct SpareProcessTests {
         try await TemporaryDirectory.with { dir in
             try dir.write("10-noshebang", "true\n", mode: 0o755)
             let zombies = HookRunnerTests.zombieChildren()
-            let noShebang = try await Self.run("10-noshebang", in: dir, spares: try Self.readySpares())
+            let first = try Self.readySpares()
+            defer { first.discard() }
+            let noShebang = try await Self.run("10-noshebang", in: dir, spares: first)
             #expect(
                 HookRunnerTests.startFailure(noShebang)?.hasSuffix("10-noshebang: Exec format error (errno \(ENOEXEC))")
                     == true,
@@ -173,6 +217,7 @@ struct SpareProcessTests {
             )
             try dir.hook("20-present", "true")
             let spares = try Self.readySpares()
+            defer { spares.discard() }
             let sparePID = try #require(spares.readyPID)
             let setUp = try await Self.run("20-present", in: dir, spares: spares) {
                 $0.workingDirectory = dir.path("missing")
@@ -191,7 +236,7 @@ struct SpareProcessTests {
         }
     }
 
-    @Test("spares turned off (NETPATH_NO_SPARE_PROCESS): none is made, and hooks are cloned")
+    @Test("spares turned off (as NETPATH_NO_SPARE_PROCESS turns the agent's off): none is made, and hooks are cloned")
     func turnedOff() async throws {
         let spares = SpareProcess(enabled: false)
         spares.refill()
