@@ -139,7 +139,7 @@ FUNCTIONS="$WORK/change.functions" bench/pathcost.sh "$NETPATHD" 10 >"$WORK/path
     { echo "order.sh: bench/pathcost.sh failed:" >&2; tail -20 "$WORK/pathcost.log" >&2; exit 1; }
 # Neither trace runs a spare (valgrind cannot, firstcalls is run without): the spawn through one,
 # on every change's way to its hook, is named here.
-echo np_spare_spawn >> "$WORK/change.functions"
+printf 'np_spare_spawn\nnp_spare_exec\n' >> "$WORK/change.functions"
 # The linker places sections. Our modules and our dependencies' are compiled with
 # -function-sections, a section per function; the toolchain's static libraries were not: each of
 # their objects is one section (the standard library's Swift.o is 1.5 MB of code), placed where

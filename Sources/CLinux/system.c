@@ -424,8 +424,10 @@ static void np_spare_kill(struct np_spare *spare) {
     np_spare_free(spare);
 }
 
-int np_spare_spawn(struct np_spare *spare, pid_t *pid, int *pidfd, const char *path, char *const argv[],
-                   char *const envp[], const char *directory, int in, int out, int err, enum np_spawn_step *step) {
+/// np_spare_spawn's own part: -1 when the spare never took the hook.
+static int np_spare_exec(struct np_spare *spare, pid_t *pid, int *pidfd, const char *path, char *const argv[],
+                         char *const envp[], const char *directory, int in, int out, int err,
+                         enum np_spawn_step *step) {
     *step = NP_SPAWN_CLONE;
     struct np_spawn_child job = {path, argv, envp, directory, in, out, err, 0, NP_SPAWN_CLONE};
     spare->job = job;
@@ -470,6 +472,19 @@ int np_spare_spawn(struct np_spare *spare, pid_t *pid, int *pidfd, const char *p
     if (failure == 0) return -1;  // It was gone before it took the order: nothing was tried.
     *step = (enum np_spawn_step)step_reached;
     return failure;
+}
+
+int np_spare_spawn(struct np_spare *spare, int *spared, pid_t *pid, int *pidfd, const char *path, char *const argv[],
+                   char *const envp[], const char *directory, int in, int out, int err, enum np_spawn_step *step) {
+    if (spare != NULL) {
+        int result = np_spare_exec(spare, pid, pidfd, path, argv, envp, directory, in, out, err, step);
+        if (result != -1) {
+            *spared = 1;
+            return result;
+        }
+    }
+    *spared = 0;
+    return np_spawn(pid, pidfd, path, argv, envp, directory, in, out, err, step);
 }
 
 pid_t np_spare_pid(const struct np_spare *spare) { return spare->pid; }

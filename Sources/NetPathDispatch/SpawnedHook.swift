@@ -72,26 +72,13 @@ struct SpawnedHook: Sendable {
             environment.withPointers { envp in
                 path.withCString { path in
                     directory.withCString { directory in
-                        if let spare = spares?.take() {
-                            handoverTicks = Self.bootTicks()
-                            let result = np_spare_spawn(
-                                spare,
-                                &pid,
-                                &pidfd,
-                                path,
-                                argv,
-                                envp,
-                                directory,
-                                standardInput,
-                                output.write,
-                                error.write,
-                                &step
-                            )
-                            // -1: the spare was gone (killed) before it took the hook; nothing ran.
-                            if result != -1 { return result }
-                            handoverTicks = nil
-                        }
-                        return np_spawn(
+                        let spare = spares?.take()
+                        // Read before the hand-over, so that it is at most the hook's start.
+                        let ticks = spare == nil ? nil : Self.bootTicks()
+                        var spared: Int32 = 0
+                        let result = np_spare_spawn(
+                            spare,
+                            &spared,
                             &pid,
                             &pidfd,
                             path,
@@ -103,6 +90,8 @@ struct SpawnedHook: Sendable {
                             error.write,
                             &step
                         )
+                        if spared != 0 { handoverTicks = ticks }
+                        return result
                     }
                 }
             }

@@ -205,6 +205,15 @@ struct SimulateDamagedTraceTests {
 
 /// `simulate --run-hooks`: the same replay, with the real hooks run by the agent's dispatcher.
 struct SimulateRunHooksTests {
+    /// `simulate --run-hooks` of the wired-unplugged trace with the uplinks rules, the hooks in `dir`.
+    static func runHooks(in dir: URL) throws -> Command.Result {
+        try Command.run([
+            BuiltProducts.path("netpathctl"), "simulate", "--run-hooks", "--hooks-dir", dir.path,
+            "--config", SimulateCommandTests.traces.appendingPathComponent("uplinks-rules.toml").path,
+            "--trace", SimulateCommandTests.traces.appendingPathComponent("wired-unplugged.jsonl").path,
+        ])
+    }
+
     @Test("--run-hooks runs the hooks the rules name, with the event's argv and rule")
     func runsTheNamedHooks() throws {
         let dir = try ScratchDirectory.make("np-simhooks")
@@ -221,11 +230,7 @@ struct SimulateRunHooksTests {
             )
             chmod(hook.path, 0o755)
         }
-        let result = try Command.run([
-            BuiltProducts.path("netpathctl"), "simulate", "--run-hooks", "--hooks-dir", dir.path,
-            "--config", SimulateCommandTests.traces.appendingPathComponent("uplinks-rules.toml").path,
-            "--trace", SimulateCommandTests.traces.appendingPathComponent("wired-unplugged.jsonl").path,
-        ])
+        let result = try Self.runHooks(in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         // stdout is the same dispatch listing as the dry run.
         let expected = try String(
@@ -334,11 +339,7 @@ struct SimulateRunHooksTests {
             try "#!/bin/sh\necho $$ >> \(log)\n".write(to: hook, atomically: true, encoding: .utf8)
             chmod(hook.path, 0o755)
         }
-        let result = try Command.run([
-            BuiltProducts.path("netpathctl"), "simulate", "--run-hooks", "--hooks-dir", dir.path,
-            "--config", SimulateCommandTests.traces.appendingPathComponent("uplinks-rules.toml").path,
-            "--trace", SimulateCommandTests.traces.appendingPathComponent("wired-unplugged.jsonl").path,
-        ])
+        let result = try Self.runHooks(in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count == 2)
         // A spare's command line is netpathctl's (their memory is one), which names this directory.

@@ -71,12 +71,14 @@ struct np_spare;
 /// architecture has no raw system calls here: only x86-64 and arm64 have spares).
 int np_spare_make(struct np_spare **spare);
 
-/// np_spawn through `spare`, which it consumes whatever happens: the spare's child takes a
-/// descriptor table of its own, puts `in`, `out` and `err` at 0, 1 and 2, closes the others,
-/// changes to `directory`, clears its parent death signal, unblocks signals and execs. Returns
-/// as np_spawn does once the child has exec'd or failed to, or -1 when the child was gone
-/// before it took the order (killed): nothing was tried, and the caller spawns with np_spawn.
-int np_spare_spawn(struct np_spare *spare, pid_t *pid, int *pidfd, const char *path, char *const argv[],
+/// np_spawn through `spare`, which it consumes whatever happens: the spare's child drops the
+/// signals sent to it while it waited, takes a descriptor table of its own, puts `in`, `out` and
+/// `err` at 0, 1 and 2, closes the others, changes to `directory`, clears its parent death
+/// signal, unblocks signals and execs. Returns as np_spawn does once the child has exec'd or
+/// failed to. Sets `*spared` to 1 when the spare took the hook; to 0 when there was none
+/// (`spare` NULL), or it was gone (killed), or it did not take the hook within a second (stopped):
+/// then the hook was spawned by np_spawn.
+int np_spare_spawn(struct np_spare *spare, int *spared, pid_t *pid, int *pidfd, const char *path, char *const argv[],
                    char *const envp[], const char *directory, int in, int out, int err, enum np_spawn_step *step);
 
 /// The pid of the spare's child (which becomes the hook's).
