@@ -49,10 +49,10 @@ final class HookProcesses: Sendable, CustomStringConvertible {
     func recordStart() {
         guard case .available = cgroup.availability else { return }
         let (leader, handover) = state.withLock { ($0.leader, $0.handover) }
-        guard leader > 0, let start = ProcessStat.read(leader)?.startTicks else { return }
-        // A spare's start is its making: what started after that but before the hook is not the
-        // hook's doing.
-        state.withLock { $0.leaderStart = max(start, handover ?? 0) }
+        // A spare's own start is its making, before the hand-over: what started in between is not
+        // the hook's doing, and the hand-over tick is the bound (no /proc read needed).
+        guard leader > 0, let start = handover ?? ProcessStat.read(leader)?.startTicks else { return }
+        state.withLock { $0.leaderStart = start }
     }
 
     /// The timeout passed: SIGTERM to the group.

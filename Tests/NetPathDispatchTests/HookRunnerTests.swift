@@ -7,8 +7,8 @@ import Testing
 /// Execution: exit status, no shell, timeouts on the whole process group, bounded output, and
 /// nothing left running after the hook.
 ///
-/// Every hook here is cloned when it is spawned (no spare processes): SpareProcessTests run the
-/// same set-up through a spare.
+/// Hooks here are cloned when they are spawned (no spare processes) unless a test says otherwise:
+/// SpareProcessTests run the same set-up through a spare.
 struct HookRunnerTests {
     static func run(
         _ name: String,
@@ -16,16 +16,19 @@ struct HookRunnerTests {
         timeout: Duration = .seconds(10),
         options: HookRunner.Options = .init(),
         cgroup: AgentCgroup = .shared,
-        log: LogStore = LogStore()
+        spares: SpareProcess? = nil,
+        log: LogStore = LogStore(),
+        configure: (inout HookInvocation) -> Void = { _ in }
     ) async throws -> HookResult {
         let hooks = HookDirectory(path: dir.path, logger: log.logger)
-        let invocation = HookInvocation(
+        var invocation = HookInvocation(
             hook: name,
             event: Events.interface(.up, "eth0"),
             rule: nil,
             timeout: timeout
         )
-        let runner = HookRunner(options: options, logger: log.logger, cgroup: cgroup, spareProcesses: nil)
+        configure(&invocation)
+        let runner = HookRunner(options: options, logger: log.logger, cgroup: cgroup, spareProcesses: spares)
         return await runner.run(invocation, executing: try hooks.open(name))
     }
 
@@ -281,10 +284,13 @@ struct HookRunnerTests {
     }
 
     @Test(
-        "a background child the hook leaves running is ended shortly after the hook exits, with or without a cgroup",
-        arguments: [true, false]
+        "a background child the hook leaves running is ended shortly after the hook exits, with or without a cgroup, cloned or through a spare (which counts from its hand-over)",
+        arguments: [true, false],
+        [false, true]
     )
-    func leftoverChildIsEnded(withCgroup: Bool) async throws {
+    func leftoverChildIsEnded(withCgroup: Bool, throughSpare: Bool) async throws {
+        let spares = throughSpare ? try SpareProcessTests.readySpares() : nil
+        defer { spares?.discard() }
         try await TemporaryDirectory.with { dir in
             try dir.hook(
                 "10-leave",
@@ -301,6 +307,7 @@ struct HookRunnerTests {
                 in: dir,
                 options: .init(lingerGrace: .milliseconds(200)),
                 cgroup: withCgroup ? .shared : Self.noCgroup,
+                spares: spares,
                 log: log
             )
             let child = try Self.pid("child", in: dir)

@@ -19,6 +19,7 @@ struct SpareProcessTests {
         return spares
     }
 
+    /// A hook run through `spares`, with no cgroup of the agent's own (HookRunnerTests.run).
     static func run(
         _ name: String,
         in dir: TemporaryDirectory,
@@ -26,21 +27,14 @@ struct SpareProcessTests {
         log: LogStore = LogStore(),
         configure: (inout HookInvocation) -> Void = { _ in }
     ) async throws -> HookResult {
-        let hooks = HookDirectory(path: dir.path, logger: log.logger)
-        var invocation = HookInvocation(
-            hook: name,
-            event: Events.interface(.up, "eth0"),
-            rule: nil,
-            timeout: .seconds(10)
-        )
-        configure(&invocation)
-        let runner = HookRunner(
-            options: .init(),
-            logger: log.logger,
+        try await HookRunnerTests.run(
+            name,
+            in: dir,
             cgroup: HookRunnerTests.noCgroup,
-            spareProcesses: spares
+            spares: spares,
+            log: log,
+            configure: configure
         )
-        return await runner.run(invocation, executing: try hooks.open(name))
     }
 
     /// What `name` wrote to its stdout, one entry per line.
