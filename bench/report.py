@@ -220,15 +220,17 @@ def render(results, netpathctl):
         full, empty = startup["with"], startup["without"]
         ok = full["ready_ms"] <= READY_MS
         targets_met &= ok
+        slowest = "slowest of {} starts: ".format(startup["starts"]) if startup.get("starts", 1) > 1 else ""
         w(f"| netpathd READY within 1 s with {startup['routes_in_table']:,} routes in the table (issue 14) | "
-          f"{full['ready_ms']:.0f} ms (with a nearly empty table: {empty['ready_ms']:.0f} ms) | {met(ok)} |")
+          f"{slowest}{full['ready_ms']:.0f} ms (with a nearly empty table: {empty['ready_ms']:.0f} ms) | {met(ok)} |")
         # Issue 14 says "idle RSS unchanged (≤ 12 MB)": both are checked, 12 MB being 12×10⁶ bytes
         # as for the row below (which issue 2 words "under 12 MB", hence its <).
         ok = full["rss_kib"] <= empty["rss_kib"] + 256 and full["rss_kib"] * 1024 <= IDLE_RSS_BYTES
         targets_met &= ok
+        medians = "medians of {} starts each: ".format(startup["starts"]) if startup.get("starts", 1) > 1 else ""
         w(f"| netpathd idle RSS unchanged by those routes (within 256 KiB), and at most 12 MB (issue 14) | "
-          f"{full['rss_kib'] * 1024 / 1e6:.1f} MB ({mib(full['rss_kib'])}) vs {empty['rss_kib'] * 1024 / 1e6:.1f} MB "
-          f"({mib(empty['rss_kib'])}) | {met(ok)} |")
+          f"{medians}{full['rss_kib'] * 1024 / 1e6:.1f} MB ({mib(full['rss_kib'])}) vs "
+          f"{empty['rss_kib'] * 1024 / 1e6:.1f} MB ({mib(empty['rss_kib'])}) | {met(ok)} |")
     rss = idle["listeners"]["netpathctl monitor"]["rss_kib"]
     ok = rss * 1024 < IDLE_RSS_BYTES
     targets_met &= ok
@@ -459,6 +461,15 @@ def render(results, netpathctl):
             w(f"| {label} | {r['ready_ms']:.0f} ms | {mib(r['rss_kib'])} | {mib(r['rss_anon_kib'])} | "
               f"{mib(r['rss_file_kib'])} | {mib(r['hwm_kib'])} | {r['cpu_ms']:.0f} ms |")
         w("")
+        if startup.get("starts", 1) > 1:
+            w(f"Medians of {startup['starts']} starts in each table, taken in turn (READY=1: the slowest). "
+              f"Each start's VmRSS (anonymous + file-backed):")
+            w("")
+            for label, r in (("nearly empty", startup["without"]),
+                             (f"{startup['routes_in_table']:,} routes", startup["with"])):
+                w(f"- {label}: " + ", ".join(f"{mib(x['rss_kib'])} ({mib(x['rss_anon_kib'])} + "
+                                             f"{mib(x['rss_file_kib'])})" for x in r["starts"]))
+            w("")
 
     if library:
         lib, mem = library["latency"], library["memory"]
@@ -636,11 +647,20 @@ def render(results, netpathctl):
       f"to the arrival of the line printing the marker route. Overruns: the engine's ENOBUFS counter; for "
       f"`ip monitor`, the \"No buffer space\" errors it prints.")
     if startup:
-        w(f"- **Start-up.** bench/startup.py, in a fresh namespace set up as for the storm: netpathd (no hooks, no "
-          f"startup events, NOTIFY_SOCKET pointing at the harness) starts with the namespace's few routes, is "
-          f"stopped, then `ip -batch` adds {startup['routes']:,} /32 routes and it starts again. *READY=1 after* "
-          f"runs from just before the exec to the arrival of its READY=1; the memory columns are read "
-          "5 s later.")
+        if startup.get("starts", 1) > 1:
+            w(f"- **Start-up.** bench/startup.py, in two fresh namespaces set up as for the storm; `ip -batch` adds "
+              f"{startup['routes']:,} /32 routes to one of them. netpathd (no hooks, no startup events, "
+              f"NOTIFY_SOCKET pointing at the harness) starts {startup['starts']} times in each, in turn, and "
+              f"is stopped after each measurement. *READY=1 after* runs from just before the exec to the "
+              f"arrival of its READY=1; the memory columns are read 5 s later. Several starts because one "
+              f"start's VmRSS moves by up to ±0.6 MB from start to start with the same binary and table (how "
+              f"many pages of the shared code get mapped), more than the 256 KiB the check allows.")
+        else:
+            w(f"- **Start-up.** bench/startup.py, in a fresh namespace set up as for the storm: netpathd (no hooks, "
+              f"no startup events, NOTIFY_SOCKET pointing at the harness) starts with the namespace's few routes, "
+              f"is stopped, then `ip -batch` adds {startup['routes']:,} /32 routes and it starts again. *READY=1 "
+              f"after* runs from just before the exec to the arrival of its READY=1; the memory columns are read "
+              "5 s later.")
     w(f"- **Idle.** Both listeners started in one namespace (veth pair, addresses, default route), VmRSS "
       f"read {idle['idle_s']:.0f} s after netpathctl loaded its dump. The target's \"12 MB\" is read "
       f"strictly as 12×10⁶ bytes. VmRSS counts every resident page of the shared libraries the process "

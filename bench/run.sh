@@ -206,9 +206,12 @@ echo "== start-up: netpathd with $STARTUP_ROUTES routes already in the table" >&
 quiet "the start-up phase"
 new_ns "$PREFIX-start"
 add_veth "$PREFIX-start" "$PREFIX-start"
-run python3 bench/startup.py --ns "$PREFIX-start" --netpathd "$NETPATHD" --routes "$STARTUP_ROUTES" \
-    --work "$RESULTS/startup" --out "$RESULTS/startup.json"
+new_ns "$PREFIX-start0"
+add_veth "$PREFIX-start0" "$PREFIX-start0"
+run python3 bench/startup.py --ns "$PREFIX-start" --empty-ns "$PREFIX-start0" --netpathd "$NETPATHD" \
+    --routes "$STARTUP_ROUTES" --work "$RESULTS/startup" --out "$RESULTS/startup.json"
 delete_ns "$PREFIX-start"
+delete_ns "$PREFIX-start0"
 
 echo "== connectivity: a portal turning into full internet, a link change, and the idle cost (issue 21)" >&2
 quiet "the connectivity phase"
