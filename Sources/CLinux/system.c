@@ -277,8 +277,9 @@ struct np_spare {
 /// The child's stack: it calls only thin system-call wrappers (~2 KiB).
 enum { NP_SPARE_STACK = 64 * 1024 };
 
-static void np_futex_wait(volatile int *word, int value, const struct timespec *timeout) {
-    NP_SYS4(SYS_futex, word, FUTEX_WAIT, value, timeout);
+/// 0 when woken (or the word was not `value`), -ETIMEDOUT, -EINTR: the caller looks at the word.
+static long np_futex_wait(volatile int *word, int value, const struct timespec *timeout) {
+    return NP_SYS4(SYS_futex, word, FUTEX_WAIT, value, timeout);
 }
 
 static void np_futex_wake(volatile int *word) { NP_SYS3(SYS_futex, word, FUTEX_WAKE, 1); }
@@ -435,25 +436,16 @@ static int np_spare_exec(struct np_spare *spare, pid_t *pid, int *pidfd, const c
     np_futex_wake(&spare->order);
     // Until it has exec'd or exited. A spare that does not take the order within a second
     // (stopped by SIGSTOP or a debugger, or starved) would hold the spawning thread, the
-    // engine's, for as long: the order is called off and the spare killed; if it took the order
-    // meanwhile, the exec is under way and is waited for, as a vfork-style clone's is.
-    // (The clock is read only once a wait has returned with the child still there: a wait ends
-    // early on a signal, and a second counts from then.)
+    // engine's, for as long: when a wait of a second ends with the child still there, the order
+    // is called off and the spare killed; if it took the order meanwhile, the exec is under way
+    // and is waited for, as a vfork-style clone's is. (A wait cut short by a signal starts its
+    // second again.)
     const struct timespec second = {1, 0};
-    struct timespec deadline = {0, 0};
     pid_t tid;
     while ((tid = __atomic_load_n(&spare->tid, __ATOMIC_ACQUIRE)) != 0) {
-        np_futex_wait(&spare->tid, tid, &second);
-        if (__atomic_load_n(&spare->tid, __ATOMIC_ACQUIRE) == 0) break;
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (deadline.tv_sec == 0) {
-            deadline = (struct timespec){now.tv_sec + 1, now.tv_nsec};
-            continue;
-        }
+        if (np_futex_wait(&spare->tid, tid, &second) != -ETIMEDOUT) continue;
         int given = 1;
-        if ((now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)) &&
-            __atomic_compare_exchange_n(&spare->order, &given, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (__atomic_compare_exchange_n(&spare->order, &given, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             np_spare_kill(spare);
             return -1;
         }

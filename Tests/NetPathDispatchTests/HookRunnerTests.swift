@@ -126,22 +126,10 @@ struct HookRunnerTests {
     func failedSetUpIsNamed() async throws {
         try await TemporaryDirectory.with { dir in
             try dir.hook("10-present", "true")
-            let hooks = HookDirectory(path: dir.path, logger: LogStore().logger)
-            let opened = try hooks.open("10-present")
-            var invocation = HookInvocation(
-                hook: "10-present",
-                event: Events.interface(.up, "eth0"),
-                rule: nil,
-                timeout: .seconds(5)
-            )
-            invocation.workingDirectory = dir.path("missing")
             let zombies = Self.zombieChildren()
-            let result = await HookRunner(
-                options: .init(),
-                logger: LogStore().logger,
-                cgroup: Self.noCgroup,
-                spareProcesses: nil
-            ).run(invocation, executing: opened)
+            let result = try await Self.run("10-present", in: dir, cgroup: Self.noCgroup) {
+                $0.workingDirectory = dir.path("missing")
+            }
             let reason = Self.startFailure(result)
             #expect(
                 reason?.hasSuffix(

@@ -50,6 +50,11 @@ struct SpareProcessTests {
         return text[text.index(close, offsetBy: 2)...].split(separator: " ")
     }
 
+    /// The state letter of process `pid` (`S` asleep, `Z` a zombie); `nil` once it is gone.
+    static func state(of pid: pid_t) -> Substring? {
+        (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).flatMap { statFields($0).first }
+    }
+
     @Test(
         "a hook started through a spare is the spare, made before the run, with a clone's set-up: own group, / as working directory, descriptors 0-2 only, no signal ignored or blocked"
     )
@@ -65,13 +70,10 @@ struct SpareProcessTests {
         let sparePID = try #require(spares.readyPID)
         // Ready once made; asleep (waiting for a hook) a moment later.
         let asleep = ContinuousClock.now + .seconds(5)
-        func state() -> Substring? {
-            (try? String(contentsOfFile: "/proc/\(sparePID)/stat", encoding: .utf8)).flatMap {
-                Self.statFields($0).first
-            }
+        while Self.state(of: sparePID) != "S" && ContinuousClock.now < asleep {
+            try await Task.sleep(for: .milliseconds(1))
         }
-        while state() != "S" && ContinuousClock.now < asleep { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(state() == "S", "the spare does not wait asleep")
+        #expect(Self.state(of: sparePID) == "S", "the spare does not wait asleep")
         try await TemporaryDirectory.with { dir in
             try dir.hook(
                 "10-setup",
@@ -176,13 +178,10 @@ struct SpareProcessTests {
         #expect(kill(sparePID, SIGKILL) == 0)
         // Dead once a zombie (its parent, this process, has not reaped it).
         let deadline = ContinuousClock.now + .seconds(5)
-        func state() -> Substring? {
-            (try? String(contentsOfFile: "/proc/\(sparePID)/stat", encoding: .utf8)).flatMap {
-                Self.statFields($0).first
-            }
+        while Self.state(of: sparePID) != "Z" && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
         }
-        while state() != "Z" && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        try #require(state() == "Z", "the killed spare did not die within 5 s")
+        try #require(Self.state(of: sparePID) == "Z", "the killed spare did not die within 5 s")
         try await TemporaryDirectory.with { dir in
             try dir.hook("10-fallback", "echo \"pid=$$\"")
             let log = LogStore()
@@ -191,7 +190,7 @@ struct SpareProcessTests {
             let lines = Self.lines(of: "10-fallback", in: log)
             #expect(lines.count == 1 && lines != ["pid=\(sparePID)"], "\(lines)")
         }
-        #expect(state() == nil, "the killed spare was left unreaped")
+        #expect(Self.state(of: sparePID) == nil, "the killed spare was left unreaped")
     }
 
     @Test(
