@@ -219,9 +219,11 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpathctl" "$(DESTDIR)$(BINDIR)/"; \
 	$(INSTALL) -m 0755 "$(INSTALL_BUILD_DIR)/netpath-probe" "$(DESTDIR)$(LIBEXECDIR)/"; \
 	unit="$(DESTDIR)$(UNITDIR)/netpathd.service"; \
-	sed 's|^ExecStart=/usr/local/bin/netpathd|ExecStart=$(SBINDIR)/netpathd|' config/netpathd.service > "$$unit.tmp"; \
+	sed -e 's|^ExecStart=/usr/local/bin/netpathd|ExecStart=$(SBINDIR)/netpathd|' \
+		-e 's|^ExecReload=/usr/local/bin/netpathctl |ExecReload=$(BINDIR)/netpathctl |' config/netpathd.service > "$$unit.tmp"; \
 	chmod 0644 "$$unit.tmp"; mv -f "$$unit.tmp" "$$unit"; \
 	grep -qxF 'ExecStart=$(SBINDIR)/netpathd' "$$unit" || { echo "make install: ExecStart not rewritten in $$unit" >&2; exit 1; }; \
+	grep -qxF 'ExecReload=$(BINDIR)/netpathctl reload' "$$unit" || { echo "make install: ExecReload not rewritten in $$unit" >&2; exit 1; }; \
 	$(INSTALL) -d -m 0755 "$(DESTDIR)$(SYSUSERSDIR)"; \
 	$(INSTALL) -m 0644 packaging/debian/netpath.sysusers "$(DESTDIR)$(SYSUSERSDIR)/netpath.conf"; \
 	etc="$(DESTDIR)$(SYSCONFDIR)/netpath"; \
