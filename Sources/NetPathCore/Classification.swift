@@ -37,10 +37,11 @@ public struct Classification: Hashable, Sendable {
 
 /// Classifies links from their facts, in this order; the first matching step wins:
 ///
-/// loopback (ARPHRD 772) → WWAN link kinds (`wwan`, `rmnet`, `qmimux`: cellular) → virtual
-/// (any other netlink kind, or a sysfs path under `devices/virtual`) →
-/// Wi-Fi (`wireless/`, `phy80211`, DEVTYPE=wlan) → cellular (DEVTYPE=wwan, ARPHRD_RAWIP, WWAN
-/// drivers) → USB phone tether (wired, guessed metered) → wired (Ethernet with a device) → other.
+/// loopback (ARPHRD 772) → WWAN link kinds (`wwan`, `rmnet`, `qmimux`: cellular) → any other
+/// netlink kind (virtual) → Wi-Fi by cfg80211 (`phy80211`, `wireless/`) → a sysfs path under
+/// `devices/virtual` (virtual) → Wi-Fi by DEVTYPE=wlan → cellular (DEVTYPE=wwan, ARPHRD_RAWIP,
+/// WWAN drivers) → USB phone tether (wired, guessed metered) → wired (Ethernet with a device) →
+/// other.
 ///
 /// Overrides then replace the type, metered or constrained flags by name.
 public struct InterfaceClassifier: Sendable {
@@ -87,6 +88,14 @@ public struct InterfaceClassifier: Sendable {
         return result
     }
 
+    private static func wifi(_ f: LinkFacts) -> Classification {
+        var facts: [String] = []
+        if f.hasWirelessDirectory { facts.append("sysfs wireless/") }
+        if f.hasPhy80211 { facts.append("sysfs phy80211") }
+        if f.devType == "wlan" { facts.append("DEVTYPE=wlan") }
+        return Classification(type: .wifi, kind: f.devType, driver: f.driver, classifiedBy: facts)
+    }
+
     private static func classifyByFacts(_ f: LinkFacts) -> Classification {
         let driver = f.driver
         if f.arpType == ARPHardware.loopback {
@@ -112,6 +121,13 @@ public struct InterfaceClassifier: Sendable {
                 classifiedBy: ["link kind \(f.linkKind)"]
             )
         }
+        // cfg80211 adds `phy80211` and `wireless/` to every netdev of an nl80211 radio, and only to
+        // those: that is the kernel saying "Wi-Fi", whatever bus the radio hangs off. Radios with
+        // no bus device (mac80211_hwsim, which NetworkManager's own tests use) live under
+        // devices/virtual, so this comes before that fallback.
+        if f.hasWirelessDirectory || f.hasPhy80211 {
+            return wifi(f)
+        }
         if f.isVirtualPath {
             return Classification(
                 type: .other,
@@ -120,12 +136,8 @@ public struct InterfaceClassifier: Sendable {
                 classifiedBy: ["sysfs device under devices/virtual"]
             )
         }
-        if f.hasWirelessDirectory || f.hasPhy80211 || f.devType == "wlan" {
-            var facts: [String] = []
-            if f.hasWirelessDirectory { facts.append("sysfs wireless/") }
-            if f.hasPhy80211 { facts.append("sysfs phy80211") }
-            if f.devType == "wlan" { facts.append("DEVTYPE=wlan") }
-            return Classification(type: .wifi, kind: f.devType, driver: driver, classifiedBy: facts)
+        if f.devType == "wlan" {
+            return wifi(f)
         }
         if f.devType == "wwan" || f.arpType == ARPHardware.rawIP || cellularDrivers.contains(driver) {
             var facts: [String] = []

@@ -28,9 +28,17 @@ struct InterfaceClassifierTests {
             kind: "macvlan"
         ),
         ClassifierCase(
-            label: "devices/virtual beats DEVTYPE=wlan",
+            label: "devices/virtual beats a bare DEVTYPE=wlan",
             facts: LinkFacts(name: "wlan9", devType: "wlan", isVirtualPath: true),
             type: .other,
+            kind: "wlan"
+        ),
+        ClassifierCase(
+            label: "cfg80211's phy80211 beats devices/virtual (a mac80211_hwsim station)",
+            facts: LinkFacts(
+                name: "wlan0", devType: "wlan", hasWirelessDirectory: true, hasPhy80211: true, isVirtualPath: true
+            ),
+            type: .wifi,
             kind: "wlan"
         ),
         ClassifierCase(
