@@ -20,7 +20,7 @@ TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh f
 # for a minute or more, and beside them a hook test's runs hit their 10 s timeout.
 SERIAL_SUITES := ProbeHelperTests|ConnectivityEndToEndTests|SandboxedProbeTests|RouteStormTests|LargeTableTests|ConnectivityAgentTests|HookRunnerTests|SpareProcessTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests|NetworkManagerDispatchTests|NetworkdDispatchTests|DebianPackageTests|ManualPageTests|CompletionTests
 
-.PHONY: all deps test-deps build run test test-as-nobody bench docs clean format install install-build order uninstall \
+.PHONY: all deps test-deps build run test test-as-nobody test-host host-deps bench docs clean format install install-build order uninstall \
 	deb deb-deps deb-build version
 
 # `make install` layout. DESTDIR stages the whole tree under another root (packaging, tests).
@@ -154,6 +154,33 @@ test: test-deps
 	@# 100,000-route storm): they run one test at a time, not against 300 others for two cores.
 	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'
 	@$(MAKE) --no-print-directory test-as-nobody
+	@# The host phase: the .deb on a real Debian 12 guest under qemu (Tests/Host/README.md).
+	@$(if $(filter 0 no false,$(HOST_PHASE)),echo "host phase skipped (HOST_PHASE=$(HOST_PHASE))",$(MAKE) --no-print-directory test-host)
+
+# The host phase alone: builds (once, cached in .build/host) a Debian 12 guest from Debian's
+# packages, boots it under qemu, installs the .deb this tree builds and runs Tests/Host/scenarios
+# in it: systemd as PID 1, Debian's kernel, real Wi-Fi, systemd-networkd and NetworkManager.
+# NETPATH_HOST_ONLY=PART runs only the scenarios whose name contains PART.
+HOST_PHASE ?= 1
+HOST_DIR := .build/host
+DEB_ARCH = $(shell dpkg --print-architecture)
+test-host: host-deps deb-deps deb-build
+	@$(MAKE) --no-print-directory deb NO_BUILD=1 DEB_DIR=$(HOST_DIR)/deb
+	@$(MAKE) --no-print-directory deb NO_BUILD=1 DEB_DIR=$(HOST_DIR)/deb-upgrade DEB_VERSION=$(VERSION)+hostupgrade
+	Tests/Host/run.sh $(HOST_DIR)/deb/netpath_$(VERSION)_$(DEB_ARCH).deb \
+		$(HOST_DIR)/deb-upgrade/netpath_$(VERSION)+hostupgrade_$(DEB_ARCH).deb
+
+host-deps:
+	@missing=""; \
+	command -v debootstrap >/dev/null 2>&1 || missing="$$missing debootstrap"; \
+	command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$$missing qemu-system-x86"; \
+	command -v qemu-img >/dev/null 2>&1 || missing="$$missing qemu-utils"; \
+	command -v mkfs.ext4 >/dev/null 2>&1 || missing="$$missing e2fsprogs"; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing host-phase dependencies:$$missing"; \
+		$(APT_GET) install -y -qq --no-install-recommends $$missing || \
+			{ $(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends $$missing; }; \
+	fi
 
 
 # The hook tests need no root (the trust rules accept the agent's own user): as root, `make test`
