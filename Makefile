@@ -18,7 +18,7 @@ TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh f
 # Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
 # With them, the suites of the Debian package: their subprocesses (make deb, lintian, dpkg) run
 # for a minute or more, and beside them a hook test's runs hit their 10 s timeout.
-SERIAL_SUITES := ProbeHelperTests|ConnectivityEndToEndTests|SandboxedProbeTests|RouteStormTests|LargeTableTests|ConnectivityAgentTests|HookRunnerTests|SpareProcessTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests|NetworkManagerDispatchTests|NetworkdDispatchTests|DebianPackageTests|ManualPageTests|CompletionTests
+SERIAL_SUITES := ProbeHelperTests|ConnectivityEndToEndTests|SandboxedProbeTests|RouteStormTests|LargeTableTests|ConnectivityAgentTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests|NetworkManagerDispatchTests|NetworkdDispatchTests|DebianPackageTests|ManualPageTests|CompletionTests
 
 .PHONY: all deps test-deps build run test test-as-nobody test-host host-deps bench docs clean format install install-build order uninstall \
 	deb deb-deps deb-build version

@@ -9,9 +9,7 @@ are measured the same way for every runner and none of them has to stamp itself:
   read        the runner's first recvmsg() after it: the kernel has queued the netlink
               message and woken the runner;
   fork        the runner asks for the hook's process (clone/clone3 entered by the thread
-              whose child later execs the hook); for a hook that a spare process made ahead
-              of time becomes (netpathd's SpareProcess), the spare's first system call after
-              the runner's word (its `unshare`, named `netpathd-spare` until it execs);
+              whose child later execs the hook);
   exec        that child has exec'd the hook (sched_process_exec: the `#!` script's `sh`);
   first line  the hook's first write() (bench/out/hookstamp, exec'd by the script).
 
@@ -46,7 +44,6 @@ EVENTS = [
     "-e", "syscalls:sys_enter_recvmmsg",
     "-e", "syscalls:sys_enter_clone",
     "-e", "syscalls:sys_enter_clone3",
-    "-e", "syscalls:sys_enter_unshare",
     "-e", "sched:sched_process_fork",
     "-e", "sched:sched_process_exec",
     "-e", "syscalls:sys_enter_write", "--filter", "count < 256", "--exclude-perf",
@@ -83,24 +80,20 @@ def stages(events, runner_pid, toggle_pid):
         # the machine meanwhile are not it).
         children = {int(m.group(1)) for e in window if e[2] == runner_pid and e[4] == "sched:sched_process_fork"
                     for m in [re.search(r"child_pid=(\d+)", e[5])] if m}
-        # Or a spare the runner made before the change, which takes the hook with an unshare.
-        spares = {e[2]: e for e in window if e[1] == "netpathd-spare" and e[4] == "syscalls:sys_enter_unshare"}
-        exec_event = next((e for e in window if e[4] == "sched:sched_process_exec"
-                           and (e[2] in children or e[2] in spares)), None)
+        exec_event = next((e for e in window if e[4] == "sched:sched_process_exec" and e[2] in children), None)
         if read is None or exec_event is None:
             result.append(None)
             continue
         child = exec_event[2]
-        clone = spares.get(child)
-        if clone is None:
-            fork = next(e for e in window if e[2] == runner_pid and e[4] == "sched:sched_process_fork"
-                        and re.search(rf"child_pid={child}\b", e[5]))
-            parent_tid = fork[3]
-            for e in window:
-                if e[0] > fork[0]:
-                    break
-                if e[3] == parent_tid and e[4] in ("syscalls:sys_enter_clone", "syscalls:sys_enter_clone3"):
-                    clone = e
+        fork = next(e for e in window if e[2] == runner_pid and e[4] == "sched:sched_process_fork"
+                    and re.search(rf"child_pid={child}\b", e[5]))
+        parent_tid = fork[3]
+        clone = None
+        for e in window:
+            if e[0] > fork[0]:
+                break
+            if e[3] == parent_tid and e[4] in ("syscalls:sys_enter_clone", "syscalls:sys_enter_clone3"):
+                clone = e
         line = next((e for e in window if e[2] == child and e[1] == "hookstamp"
                      and e[4] == "syscalls:sys_enter_write" and e[0] > exec_event[0]), None)
         if clone is None or line is None:

@@ -66,9 +66,7 @@ new_ns "$PREFIX-p"
 add_veth "$PREFIX" "$PREFIX-p"
 
 PUBLISH='$s12NetPathLinux13NetlinkEngineC7publish*'
-# Without spare processes (SpareProcess): valgrind supports no clone but a thread's and a fork's.
-# The agent's work up to the spawn is the same; the spawn is then np_spawn's clone.
-ip netns exec "$PREFIX" env NETPATH_NO_SPARE_PROCESS=1 valgrind --tool=callgrind --separate-threads=yes --dump-instr=yes \
+ip netns exec "$PREFIX" valgrind --tool=callgrind --separate-threads=yes --dump-instr=yes \
     "--dump-before=$PUBLISH" --dump-before=np_spawn \
     --callgrind-out-file="$WORK/out/cg" "$WORK/netpathd" --config "$WORK/netpathd.toml" --control-socket "$WORK/netpathd.sock" \
     >"$WORK/out/log" 2>&1 &

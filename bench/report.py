@@ -406,8 +406,7 @@ def render(results, netpathctl):
         w(f"### Hook start, split by kernel tracepoints (µs after the change, medians; {count} carrier toggles "
           "per runner)")
         w("")
-        w("| hook runner | runner reads the message | runner forks the hook (netpathd: its spare takes it) | "
-          "hook exec'd | hook's first line | "
+        w("| hook runner | runner reads the message | runner forks the hook | hook exec'd | hook's first line | "
           "read → fork | fork → first line | traced |")
         w("|---|---|---|---|---|---|---|---|")
         for runner, t in traces.items():
@@ -417,9 +416,9 @@ def render(results, netpathctl):
         w("")
         plug, npd = traces["netplug"]["span_median_us"], traces["netpathd-link"]["span_median_us"]
         w(f"The hook's own start (fork → first line) takes {npd['fork_to_first_line']:.0f} µs under netpathd and "
-          f"{plug['fork_to_first_line']:.0f} µs under netplug; the runner's own work between reading the message "
-          f"and forking (netpathd: until its spare process, made before the change, takes the hook) takes "
-          f"{npd['read_to_fork']:.0f} µs for netpathd against {plug['read_to_fork']:.0f} µs for netplug.")
+          f"{plug['fork_to_first_line']:.0f} µs under netplug; the difference in hook start is the runner's own "
+          f"work between reading the message and forking: {npd['read_to_fork']:.0f} µs for netpathd against "
+          f"{plug['read_to_fork']:.0f} µs for netplug.")
         w("")
 
     w(f"### Storm: {s['routes']:,} routes added by one `ip -batch`")
@@ -627,9 +626,7 @@ def render(results, netpathctl):
           "bench/hooktrace.py reads, per "
           "toggle: the toggle's SIOCSIFFLAGS ioctl entering the kernel (0), the runner's first `recvmsg()` after "
           "it, the `clone`/`clone3` that created the process which then execs the hook (the hook's fork; "
-          "netpathd's is a vfork-style `clone` of its own) or, where netpathd's spare process (made ahead, "
-          "after the previous hook ended) becomes the hook, that spare's `unshare`, its first system call "
-          "after the agent's word; then that process's `exec` (the hook script's `sh`), and "
+          "netpathd's is a vfork-style `clone` of its own), that process's `exec` (the hook script's `sh`), and "
           "`hookstamp`'s first `write()`. All are kernel timestamps on one clock; the tracepoints slow every "
           "traced process a little, so these figures sit slightly above the untraced ones.")
     w(f"- **Storm.** A fresh namespace per listener with an addressed veth pair; the listener starts, "

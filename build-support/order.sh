@@ -100,11 +100,7 @@ finish() { # TRACER LOG
     [ "$status" = 0 ] || { echo "order.sh: the traced program failed (status $status):" >&2; tail -20 "$2" >&2; exit 1; }
 }
 
-# Without spare processes (SpareProcess): firstcalls follows a child that shares the agent's
-# memory until its exec, with the agent waiting meanwhile as it does for its vfork-style clone; a
-# spare waits for seconds while the agent runs on, and the agent's calls after the first spare
-# went unrecorded (a third of them). The spare's side of a spawn is named below instead.
-NETPATH_NO_SPARE_PROCESS=1 ip netns exec "$PREFIX-a" "$WORK/firstcalls" "$WORK/netpathd.symbols" 120 "$WORK/netpathd.order" \
+ip netns exec "$PREFIX-a" "$WORK/firstcalls" "$WORK/netpathd.symbols" 120 "$WORK/netpathd.order" \
     "$WORK/bin/netpathd" --config "$WORK/netpath.toml" --control-socket "$WORK/control.sock" >"$WORK/netpathd.log" 2>&1 &
 TRACER=$!
 for _ in $(seq 300); do [ -S "$WORK/control.sock" ] && break; sleep 0.1; done
@@ -137,9 +133,6 @@ in_a "$WORK/firstcalls" "$WORK/netpathctl.symbols" 20 "$WORK/status.order" "$NET
 # The change's functions: under callgrind, in a namespace of its own, with bench/hooks.py's rule.
 FUNCTIONS="$WORK/change.functions" bench/pathcost.sh "$NETPATHD" 10 >"$WORK/pathcost.log" 2>&1 ||
     { echo "order.sh: bench/pathcost.sh failed:" >&2; tail -20 "$WORK/pathcost.log" >&2; exit 1; }
-# Neither trace runs a spare (valgrind cannot, firstcalls is run without): the spawn through one,
-# on every change's way to its hook, is named here.
-printf 'np_spare_spawn\nnp_spare_exec\n' >> "$WORK/change.functions"
 # The linker places sections. Our modules and our dependencies' are compiled with
 # -function-sections, a section per function; the toolchain's static libraries were not: each of
 # their objects is one section (the standard library's Swift.o is 1.5 MB of code), placed where

@@ -10,8 +10,7 @@ import Synchronization
 final class HookProcesses: Sendable, CustomStringConvertible {
     private struct State {
         var leader: pid_t = 0
-        /// The hook's start time (``ProcessStat/startTicks``), or the tick a spare became the
-        /// hook (``started(_:handedOverAt:)``); `nil` when unknown.
+        /// The hook's start time (``ProcessStat/startTicks``); `nil` when unknown.
         var leaderStart: UInt64?
         var timedOut = false
     }
@@ -31,15 +30,9 @@ final class HookProcesses: Sendable, CustomStringConvertible {
 
     var description: String { "hook process group \(state.withLock { $0.leader })" }
 
-    /// The hook was spawned as leader `pid` of its own group (pgid = pid); `handedOverAt` is the
-    /// clock tick a spare process (``SpareProcess``) was handed the hook. A spare's own start time
-    /// is its making, before the hand-over: what started in between is not the hook's doing, and
-    /// the hand-over tick is the bound, which ``recordStart()`` then need not read.
-    func started(_ pid: pid_t, handedOverAt handover: UInt64? = nil) {
-        state.withLock {
-            $0.leader = pid
-            $0.leaderStart = handover
-        }
+    /// The hook was spawned as leader `pid` of its own group (pgid = pid).
+    func started(_ pid: pid_t) {
+        state.withLock { $0.leader = pid }
     }
 
     /// Reads the hook's start time, which tells what it started in the agent's cgroup
@@ -48,8 +41,8 @@ final class HookProcesses: Sendable, CustomStringConvertible {
     /// it, not the one that spawned it (the engine's, when it decided the change).
     func recordStart() {
         guard case .available = cgroup.availability else { return }
-        let (leader, known) = state.withLock { ($0.leader, $0.leaderStart != nil) }
-        guard leader > 0, !known, let start = ProcessStat.read(leader)?.startTicks else { return }
+        let leader = state.withLock { $0.leader }
+        guard leader > 0, let start = ProcessStat.read(leader)?.startTicks else { return }
         state.withLock { $0.leaderStart = start }
     }
 

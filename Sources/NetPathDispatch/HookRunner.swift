@@ -11,10 +11,9 @@ import SystemPackage
 /// Runs one hook: spawns the checked file, feeds stdin, logs its output within limits, enforces
 /// the timeout, ends whatever the hook leaves running, and reports a ``HookResult``.
 ///
-/// The hook is spawned on the calling thread (``SpawnedHook``: a vfork-style clone, or a process
-/// made ahead of time, ``SpareProcess``; either with a cleared environment, every descriptor above
-/// 2 closed, default signal dispositions, a process group of its own, `/` as working directory;
-/// a pidfd to wait on). The file executed is
+/// The hook is spawned on the calling thread (``SpawnedHook``: a vfork-style clone with a cleared
+/// environment, every descriptor above 2 closed, default signal dispositions, a process group of
+/// its own, `/` as working directory; a pidfd to wait on). The file executed is
 /// ``OpenedHook/executablePath``, the hook's real path; why that is safe after the check is
 /// written there.
 ///
@@ -62,21 +61,16 @@ package struct HookRunner: Sendable {
     private let logger: Logger
     private let cgroup: AgentCgroup
     private let spares = SparePipes.shared
-    private let spareProcesses: SpareProcess?
 
     package init(options: Options = Options(), logger: Logger) {
         self.init(options: options, logger: logger, cgroup: .shared)
     }
 
-    /// - Parameters:
-    ///   - cgroup: where hooks are born (tests pass one that is unavailable).
-    ///   - spareProcesses: where hooks' processes are made ahead of time (``SpareProcess``);
-    ///     `nil` clones each hook when it is spawned (tests).
-    init(options: Options, logger: Logger, cgroup: AgentCgroup, spareProcesses: SpareProcess? = .shared) {
+    /// - Parameter cgroup: where hooks are born (tests pass one that is unavailable).
+    init(options: Options, logger: Logger, cgroup: AgentCgroup) {
         self.options = options
         self.logger = logger
         self.cgroup = cgroup
-        self.spareProcesses = spareProcesses
         Self.ignoreSIGPIPE
         cgroup.announce(to: logger)
     }
@@ -135,14 +129,13 @@ package struct HookRunner: Sendable {
                     directory: invocation.workingDirectory,
                     standardInput: input.readEnd,
                     output: pipes.output,
-                    error: pipes.error,
-                    spares: spareProcesses
+                    error: pipes.error
                 )
             } catch {
                 input.abandon()
                 throw error
             }
-            group.started(child.pid, handedOverAt: child.handoverTicks)
+            group.started(child.pid)
             spawned = .success(StartedRun.Spawned(child: child, input: input))
         } catch {
             spawned = .failure(error)
@@ -158,8 +151,6 @@ package struct HookRunner: Sendable {
         switch run.spawned {
         case .failure(let error):
             termination = .failedToStart(String(describing: error))
-            // A spare that failed to become the hook is used up too.
-            spareProcesses?.refill()
         case .success(let spawned):
             let (child, input) = (spawned.child, spawned.input)
             // The hook's stdin is encoded and written by the waiting thread, while the hook execs
@@ -233,9 +224,6 @@ package struct HookRunner: Sendable {
                     )
                 }
             }
-            // The next hook's process is made now that this one has ended: made while a hook
-            // starts, it slows that start (SpareProcess).
-            spareProcesses?.refill()
             streams.withLock { splitters in
                 splitters.out.finish(emit: emitter(.standardOutput))
                 splitters.err.finish(emit: emitter(.standardError))

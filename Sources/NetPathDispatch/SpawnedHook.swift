@@ -16,8 +16,7 @@ import Synchronization
 /// CLONE_VFORK), with what the library gave the hook: a cleared environment, every descriptor
 /// above 2 closed, default signal dispositions and no blocked signals, a process group of its
 /// own, `/` as the working directory; and a pidfd to wait on, so the pid is never confused with
-/// a recycled one. When a spare process is ready (``SpareProcess``), it becomes the hook instead
-/// of a new clone, with the same set-up.
+/// a recycled one.
 ///
 /// After the spawn the thread yields its CPU (``yieldToStartingHook()``), so that the hook
 /// starts before the agent's own work on the change goes on.
@@ -29,10 +28,6 @@ struct SpawnedHook: Sendable {
 
     /// The hook's pid, which is also its process group.
     let pid: pid_t
-    /// For a hook that was a spare: the clock tick (`CLOCK_BOOTTIME`, in the `/proc/PID/stat`
-    /// start time's unit) when it was handed the hook. Its own start time is the spare's making,
-    /// earlier: what the hook starts is what starts from this tick on (``HookProcesses``).
-    let handoverTicks: UInt64?
     private let pidfd: Int32
     private let standardOutput: Int32
     private let standardError: Int32
@@ -47,7 +42,6 @@ struct SpawnedHook: Sendable {
     ///   - output: the stdout pipe (``HookPipes``): the value returned owns its read end, and
     ///     the write end is closed here, spawned or not.
     ///   - error: the stderr pipe, likewise.
-    ///   - spares: where to take a spare process from; `nil` for a new clone.
     static func spawn(
         path: String,
         arguments: CStringList,
@@ -55,8 +49,7 @@ struct SpawnedHook: Sendable {
         directory: String,
         standardInput: Int32,
         output: (read: Int32, write: Int32),
-        error: (read: Int32, write: Int32),
-        spares: SpareProcess? = nil
+        error: (read: Int32, write: Int32)
     ) throws(HookRunnerError) -> SpawnedHook {
         // The write ends are the child's; the parent's copies close once it has them.
         defer {
@@ -66,19 +59,12 @@ struct SpawnedHook: Sendable {
         var pid: pid_t = 0
         var pidfd: Int32 = -1
         var step = NP_SPAWN_CLONE
-        var handoverTicks: UInt64?
         // withCString, not the implicit conversion, which copies each string into a new array.
         let spawned = arguments.withPointers { argv in
             environment.withPointers { envp in
                 path.withCString { path in
                     directory.withCString { directory in
-                        let spare = spares?.take()
-                        // Read before the hand-over, so that it is at most the hook's start.
-                        let ticks = spare == nil ? nil : Self.bootTicks()
-                        var spared: Int32 = 0
-                        let result = np_spare_spawn(
-                            spare,
-                            &spared,
+                        np_spawn(
                             &pid,
                             &pidfd,
                             path,
@@ -90,8 +76,6 @@ struct SpawnedHook: Sendable {
                             error.write,
                             &step
                         )
-                        if spared != 0 { handoverTicks = ticks }
-                        return result
                     }
                 }
             }
@@ -102,26 +86,8 @@ struct SpawnedHook: Sendable {
             throw HookRunnerError(operation: Self.failedStep(step, path: path, directory: directory), errno: spawned)
         }
         yieldToStartingHook()
-        return SpawnedHook(
-            pid: pid,
-            handoverTicks: handoverTicks,
-            pidfd: pidfd,
-            standardOutput: output.read,
-            standardError: error.read
-        )
+        return SpawnedHook(pid: pid, pidfd: pidfd, standardOutput: output.read, standardError: error.read)
     }
-
-    /// Now, in clock ticks since boot (`CLOCK_BOOTTIME` over `sysconf(_SC_CLK_TCK)`): the unit
-    /// and clock of a process's start time in `/proc/PID/stat`. Rounded down, so that anything
-    /// started from now on has a start time at least this.
-    static func bootTicks() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &now)
-        let nanoseconds = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-        return nanoseconds / (1_000_000_000 / ticksPerSecond)
-    }
-
-    private static let ticksPerSecond = UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
 
     /// What a failed spawn was doing: only the exec's own error is about the hook's file.
     static func failedStep(_ step: np_spawn_step, path: String, directory: String) -> String {

@@ -327,34 +327,4 @@ struct SimulateRunHooksTests {
     }
 
     static func tracesFile(_ name: String) -> URL { SimulateCommandTests.traces.appendingPathComponent(name) }
-
-    @Test("the spare process a run makes for its next hook (it shares netpathctl's memory) ends with netpathctl")
-    func spareEndsWithTheProcess() async throws {
-        let dir = try ScratchDirectory.make("np-simspare")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        chmod(dir.path, 0o755)
-        let log = dir.appendingPathComponent(".ran").path
-        for name in ["20-modem-off", "50-vpn-restart"] {
-            let hook = dir.appendingPathComponent(name)
-            try "#!/bin/sh\necho $$ >> \(log)\n".write(to: hook, atomically: true, encoding: .utf8)
-            chmod(hook.path, 0o755)
-        }
-        let result = try Self.runHooks(in: dir)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count == 2)
-        // A spare's command line is netpathctl's (their memory is one), which names this directory.
-        func spares() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { entry in
-                guard Int32(entry) != nil,
-                    let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
-                    comm == "netpathd-spare\n",
-                    let line = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
-                else { return false }
-                return String(decoding: line, as: UTF8.self).contains(dir.path)
-            }
-        }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !spares().isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(spares().isEmpty, "a spare outlived netpathctl")
-    }
 }

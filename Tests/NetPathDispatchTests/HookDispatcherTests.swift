@@ -68,8 +68,8 @@ struct HookDispatcherTests {
                 func running() -> [pid_t] { Self.children().filter { Self.commandLine($0).contains(name) }.sorted() }
                 #expect(running().isEmpty)
                 dispatcher.dispatch(Events.interface(.up, "eth0"), to: [.all(timeout: .seconds(20))])
-                // The spawn returns once the child has exec'd (a clone, or a spare process made
-                // before: SpareProcess), so the hook's command line is in place already.
+                // The spawn returns once the child has exec'd, so the hook's command line is in
+                // place already.
                 let after = running()
                 var hook: pid_t?
                 try await waitUntil("the hook is running") {

@@ -6,9 +6,6 @@ import Testing
 
 /// Execution: exit status, no shell, timeouts on the whole process group, bounded output, and
 /// nothing left running after the hook.
-///
-/// Hooks here are cloned when they are spawned (no spare processes) unless a test says otherwise:
-/// SpareProcessTests run the same set-up through a spare.
 struct HookRunnerTests {
     static func run(
         _ name: String,
@@ -16,7 +13,6 @@ struct HookRunnerTests {
         timeout: Duration = .seconds(10),
         options: HookRunner.Options = .init(),
         cgroup: AgentCgroup = .shared,
-        spares: SpareProcess? = nil,
         log: LogStore = LogStore(),
         configure: (inout HookInvocation) -> Void = { _ in }
     ) async throws -> HookResult {
@@ -28,7 +24,7 @@ struct HookRunnerTests {
             timeout: timeout
         )
         configure(&invocation)
-        let runner = HookRunner(options: options, logger: log.logger, cgroup: cgroup, spareProcesses: spares)
+        let runner = HookRunner(options: options, logger: log.logger, cgroup: cgroup)
         return await runner.run(invocation, executing: try hooks.open(name))
     }
 
@@ -107,12 +103,8 @@ struct HookRunnerTests {
                 rule: nil,
                 timeout: .seconds(5)
             )
-            let gone = await HookRunner(
-                options: .init(),
-                logger: LogStore().logger,
-                cgroup: Self.noCgroup,
-                spareProcesses: nil
-            ).run(invocation, executing: opened)
+            let gone = await HookRunner(options: .init(), logger: LogStore().logger, cgroup: Self.noCgroup)
+                .run(invocation, executing: opened)
             #expect(
                 Self.startFailure(gone)?.hasSuffix("20-gone: No such file or directory (errno \(ENOENT))") == true,
                 "\(gone)"
@@ -148,7 +140,7 @@ struct HookRunnerTests {
     func ignoredSignalsAreReset() async throws {
         // A runner first: the first one ignores SIGPIPE for the process, unless it is ignored
         // already (as it is below), and the restore at the end would then leave it at its default.
-        _ = HookRunner(options: .init(), logger: LogStore().logger, cgroup: Self.noCgroup, spareProcesses: nil)
+        _ = HookRunner(options: .init(), logger: LogStore().logger, cgroup: Self.noCgroup)
         let ignored = [SIGTERM, SIGINT, SIGHUP, SIGUSR2, SIGPIPE]
         var previous: [Int32: sigaction] = [:]
         for number in ignored {
@@ -165,6 +157,24 @@ struct HookRunnerTests {
             #expect(result.termination == .exited(0))
             let lines = Set(log.with("hook", "10-signals").filter { $0.metadata["stream"] != nil }.map(\.message))
             #expect(lines == ["10-signals: SigBlk:\t0000000000000000", "10-signals: SigIgn:\t0000000000000000"])
+        }
+    }
+
+    @Test("a hook is the agent's own child and has no parent death signal: it does not die with the agent")
+    func noParentDeathSignal() async throws {
+        try await TemporaryDirectory.with { dir in
+            // PR_GET_PDEATHSIG is 2.
+            try dir.hook(
+                "10-parent",
+                """
+                exec python3 -c 'import ctypes, os; v = ctypes.c_int(-1); ctypes.CDLL(None).prctl(2, ctypes.byref(v)); print("ppid=%d pdeathsig=%d" % (os.getppid(), v.value))'
+                """
+            )
+            let log = LogStore()
+            let result = try await Self.run("10-parent", in: dir, cgroup: Self.noCgroup, log: log)
+            #expect(result.termination == .exited(0), "\(result)")
+            let lines = log.with("hook", "10-parent").filter { $0.metadata["stream"] == "stdout" }.map(\.message)
+            #expect(lines == ["10-parent: ppid=\(getpid()) pdeathsig=0"])
         }
     }
 
@@ -272,13 +282,10 @@ struct HookRunnerTests {
     }
 
     @Test(
-        "a background child the hook leaves running is ended shortly after the hook exits, with or without a cgroup, cloned or through a spare (which counts from its hand-over)",
-        arguments: [true, false],
-        [false, true]
+        "a background child the hook leaves running is ended shortly after the hook exits, with or without a cgroup",
+        arguments: [true, false]
     )
-    func leftoverChildIsEnded(withCgroup: Bool, throughSpare: Bool) async throws {
-        let spares = throughSpare ? try SpareProcessTests.readySpares() : nil
-        defer { spares?.discard() }
+    func leftoverChildIsEnded(withCgroup: Bool) async throws {
         try await TemporaryDirectory.with { dir in
             try dir.hook(
                 "10-leave",
@@ -295,7 +302,6 @@ struct HookRunnerTests {
                 in: dir,
                 options: .init(lingerGrace: .milliseconds(200)),
                 cgroup: withCgroup ? .shared : Self.noCgroup,
-                spares: spares,
                 log: log
             )
             let child = try Self.pid("child", in: dir)

@@ -52,41 +52,6 @@ enum np_spawn_step {
 int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
              const char *directory, int in, int out, int err, enum np_spawn_step *step);
 
-/// A spare: a process made ahead of time to become a hook (np_spare_make). Opaque.
-struct np_spare;
-
-/// Makes a spare, so that a later spawn (np_spare_spawn) skips the `clone`: ~65 µs of kernel
-/// work with its caches cold, as they are when a link change comes after seconds of quiet, and
-/// more than half of what netpathd's own way from the kernel's message to its hook's fork
-/// takes (BENCHMARKS.md, notes of 2026-11-29).
-///
-/// The spare's child shares the agent's memory (CLONE_VM) and descriptor table (CLONE_FILES), so
-/// it holds no copy of a descriptor the agent closes; it resets every signal disposition, gets
-/// a process group of its own and SIGKILL as its parent death signal (the calling thread's
-/// death: call this from a thread that lives as long as the process), then waits, with every
-/// signal blocked, for np_spare_spawn or np_spare_discard. It makes only raw system calls,
-/// which leave errno alone: it shares the calling thread's thread-local storage.
-///
-/// Returns 0 and sets `*spare` once the child is ready, or an errno value (ENOSYS where the
-/// architecture has no raw system calls here: only x86-64 and arm64 have spares).
-int np_spare_make(struct np_spare **spare);
-
-/// np_spawn through `spare`, which it consumes whatever happens: the spare's child drops the
-/// signals sent to it while it waited, takes a descriptor table of its own, puts `in`, `out` and
-/// `err` at 0, 1 and 2, closes the others, changes to `directory`, clears its parent death
-/// signal, unblocks signals and execs. Returns as np_spawn does once the child has exec'd or
-/// failed to. Sets `*spared` to 1 when the spare took the hook; to 0 when there was none
-/// (`spare` NULL), or it was gone (killed), or it did not take the hook within a second (stopped):
-/// then the hook was spawned by np_spawn.
-int np_spare_spawn(struct np_spare *spare, int *spared, pid_t *pid, int *pidfd, const char *path, char *const argv[],
-                   char *const envp[], const char *directory, int in, int out, int err, enum np_spawn_step *step);
-
-/// The pid of the spare's child (which becomes the hook's).
-pid_t np_spare_pid(const struct np_spare *spare);
-
-/// Ends an unused spare: its child exits and is reaped, its memory unmapped.
-void np_spare_discard(struct np_spare *spare);
-
 /// Reaps the exited process of `pidfd` (`waitid(P_PIDFD, …, WEXITED)`). Sets `*signaled` to 1
 /// when a signal ended it, and `*status` to the exit code or the signal. Returns 0 or -1 (errno).
 int np_pidfd_reap(int pidfd, int *signaled, int *status);
