@@ -140,6 +140,9 @@ struct DebianPackageTests {
                 == (try Self.text("\(repository)/config/netpathd.service")).replacingOccurrences(
                     of: "ExecStart=/usr/local/bin/netpathd",
                     with: "ExecStart=/usr/sbin/netpathd"
+                ).replacingOccurrences(
+                    of: "ExecReload=/usr/local/bin/netpathctl reload",
+                    with: "ExecReload=/usr/bin/netpathctl reload"
                 )
         )
         #expect(

@@ -178,6 +178,9 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
                 == original.replacingOccurrences(
                     of: "ExecStart=/usr/local/bin/netpathd",
                     with: "ExecStart=/usr/bin/netpathd"
+                ).replacingOccurrences(
+                    of: "ExecReload=/usr/local/bin/netpathctl reload",
+                    with: "ExecReload=/usr/bin/netpathctl reload"
                 )
         )
     }
