@@ -30,8 +30,9 @@ import NetPathPlugin
 /// stops or a reload disables the plugin.
 ///
 /// - Important: It needs the ``NetPathPlugin/PluginCapability/routeEditing`` capability (root or
-///   `CAP_NET_ADMIN`). A DHCP client or router advertisement that re-adds a route at its own
-///   metric adds a second route; the next event re-ranks both.
+///   `CAP_NET_ADMIN`). A DHCP client, network manager or router advertisement that re-adds a
+///   route at its own metric adds a second route; the next event re-ranks both. IPv4 routes that
+///   shared one metric (as networkd leaves its DHCP routes) share it again after a restore.
 public struct RouteMetricsPlugin: Plugin {
     public static let name = "route-metrics"
     public static let capabilities: Set<PluginCapability> = [.routeEditing]
@@ -161,13 +162,30 @@ public struct RouteMetricsPlugin: Plugin {
             for route in routes {
                 if let original = originals[route.slotless] { targets[route] = original }
             }
-            try await apply(
-                MetricPlan.moves(routes: routes, targets: targets),
-                editor: editor,
-                context: context,
-                reason: "restoring the original metrics"
-            )
+            let plan = MetricPlan.moves(routes: routes, targets: targets)
+            try await apply((plan.moves, []), editor: editor, context: context, reason: "restoring the original metrics")
+            // Routes that shared a metric before (a manager's DHCP routes all at its one metric) go
+            // back beside each other: IPv4 keeps several routes at one metric, IPv6 cannot.
+            for route in plan.blocked {
+                guard let original = targets[route] else { continue }
+                do {
+                    try await editor.changeMetric(of: route, toSharedMetric: original)
+                    let name = Self.name(of: route.interfaceIndex, context: context)
+                    context.logger.notice(
+                        "route-metrics: IPv4 default route\(route.route.gateway.map { " via \($0)" } ?? "") dev \(name): metric \(route.route.metric) -> \(original), beside the route already there (restoring the original metrics)",
+                        metadata: ["interface": .string(name), "from": "\(route.route.metric)", "to": "\(original)"]
+                    )
+                } catch {
+                    context.logger.warning(
+                        "route-metrics: cannot move \(route) back to \(original): another default route holds it (\(error))"
+                    )
+                }
+            }
             originals = [:]
+        }
+
+        private static func name(of index: Int32, context: PluginContext) -> String {
+            context.state.interfaces.first { $0.index == index }?.name ?? "#\(index)"
         }
 
         private func apply(
@@ -180,9 +198,7 @@ public struct RouteMetricsPlugin: Plugin {
                 let key = move.route.slotless
                 if originals[key] == nil { originals[key] = move.route.route.metric }
                 try await editor.changeMetric(of: move.route, to: move.metric)
-                let name =
-                    context.state.interfaces.first { $0.index == move.route.interfaceIndex }?.name
-                    ?? "#\(move.route.interfaceIndex)"
+                let name = Self.name(of: move.route.interfaceIndex, context: context)
                 context.logger.notice(
                     "route-metrics: \(move.route.route.family == .ipv6 ? "IPv6" : "IPv4") default route\(move.route.route.gateway.map { " via \($0)" } ?? "") dev \(name): metric \(move.route.route.metric) -> \(move.metric)\(move.isTemporary ? " (temporary, to free a slot)" : "") (\(reason))",
                     metadata: [

@@ -59,6 +59,20 @@ public protocol RouteEditor: Sendable {
     /// - Throws: ``RouteEditorError`` with ``RouteEditorError/Code/exists`` when another route
     ///   already holds that metric's slot, ``RouteEditorError/Code/notFound`` when `route` is gone.
     func changeMetric(of route: RouteEntry, to metric: UInt32) async throws
+
+    /// Moves an IPv4 `route` to `metric` beside the routes already there, as the kernel allows
+    /// for IPv4 (DHCP clients and network managers leave several default routes at one metric);
+    /// it puts such a state back. IPv6 would merge such routes into one multipath route, so an
+    /// editor refuses IPv6 with ``RouteEditorError/Code/exists``.
+    ///
+    /// The default implementation refuses every shared move with ``RouteEditorError/Code/exists``.
+    func changeMetric(of route: RouteEntry, toSharedMetric metric: UInt32) async throws
+}
+
+extension RouteEditor {
+    public func changeMetric(of route: RouteEntry, toSharedMetric metric: UInt32) async throws {
+        throw RouteEditorError(.exists, context: "share metric \(metric) with \(route)")
+    }
 }
 
 /// A failure editing routes, keeping the kernel's raw error code.
@@ -118,6 +132,11 @@ public struct ClosureRouteEditor: RouteEditor {
     public func defaultRoutes() async throws -> [RouteEntry] { try await list() }
 
     public func changeMetric(of route: RouteEntry, to metric: UInt32) async throws {
+        try await change(route, metric)
+    }
+
+    /// Calls the `change` closure, as for any other move: the closures keep no slots.
+    public func changeMetric(of route: RouteEntry, toSharedMetric metric: UInt32) async throws {
         try await change(route, metric)
     }
 }

@@ -65,6 +65,18 @@ package final class NetlinkRouteEditor: RouteEditor {
     }
 
     package func changeMetric(of route: RouteEntry, to metric: UInt32) async throws {
+        try move(route, to: metric, flags: NLM_F_EXCL)
+    }
+
+    /// `NLM_F_APPEND` puts the IPv4 route after those already at `metric`, as `ip route append` does.
+    package func changeMetric(of route: RouteEntry, toSharedMetric metric: UInt32) async throws {
+        guard route.route.family == .ipv4 else {
+            throw RouteEditorError(.exists, context: "share metric \(metric) with \(route): IPv6 would merge them")
+        }
+        try move(route, to: metric, flags: NLM_F_APPEND)
+    }
+
+    private func move(_ route: RouteEntry, to metric: UInt32, flags: Int32) throws(RouteEditorError) {
         guard metric != route.route.metric else { return }
         try socket.withLock { socket throws(RouteEditorError) in
             let routes: [RouteObject]
@@ -87,7 +99,7 @@ package final class NetlinkRouteEditor: RouteEditor {
             if let hop = rtnl_route_nexthop_n(clone, 0) { rtnl_route_nh_unset_flags(hop, ~keep) }
 
             // Make before break: the new slot first, then the old one goes.
-            let added = rtnl_route_add(socket.handle, clone, NLM_F_EXCL)
+            let added = rtnl_route_add(socket.handle, clone, flags)
             if added < 0 {
                 let code: RouteEditorError.Code = -added == NLE_EXIST ? .exists : .kernel
                 throw RouteEditorError(code, rawValue: -added, context: "add \(route) at metric \(metric)")

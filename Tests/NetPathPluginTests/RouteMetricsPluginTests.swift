@@ -142,6 +142,51 @@ struct RouteMetricsPluginTests {
         }
     }
 
+    @Test("IPv4 default routes that shared a metric, as a DHCP client leaves them, share it again after stop")
+    func restoresSharedMetric() async throws {
+        try await NetworkNamespace.with(["rms", "rmspeer"]) { namespaces in
+            let (ns, peer) = (namespaces[0], namespaces[1])
+            try ns.addVeth("wired0", peer: "wired0p", in: peer)
+            try ns.addVeth("wlan0", peer: "wlan0p", in: peer)
+            for link in ["wired0p", "wlan0p"] { try peer.ip("link", "set", link, "up") }
+            // systemd-networkd's DHCP routes: both at its one metric, 1024.
+            try ns.batch([
+                "link set wired0 up", "link set wlan0 up",
+                "addr add 198.51.100.10/24 dev wired0", "addr add 203.0.113.10/24 dev wlan0",
+                "route add default via 203.0.113.1 dev wlan0 metric 1024",
+                "route append default via 198.51.100.1 dev wired0 metric 1024",
+            ])
+            let settings = PluginConfiguration(
+                name: "route-metrics",
+                table: try ConfigurationLoaderShim.table("policy = \"default\"", name: "route-metrics"),
+                file: "netpath.toml"
+            )
+            let plugin = LoadedPlugin(try RouteMetricsPlugin(configuration: settings), configuration: settings)
+            let runner = PluginRunner(
+                plugins: [plugin],
+                routeEditor: try NetlinkRouteEditor(namespace: ns.name),
+                options: .init(timeout: .seconds(5)),
+                logger: Logger(label: "test.route-metrics")
+            )
+            let pipeline = try await Pipeline(
+                namespace: ns,
+                overrides: Self.overrides,
+                policies: [Self.policy],
+                runner: runner,
+                plugins: ["route-metrics"],
+                deliverStartup: false
+            )
+            defer { pipeline.stop() }
+
+            await runner.startAll()
+            #expect(try Routes.defaults("-4", in: ns) == ["wired0": 100, "wlan0": 600])
+            await runner.stopAll()
+            #expect(try Routes.defaults("-4", in: ns) == ["wired0": 1024, "wlan0": 1024])
+            let statistics = runner.statistics["route-metrics"]
+            #expect(statistics?.count(.failure) == 0, "last error: \(statistics?.lastError ?? "")")
+        }
+    }
+
     @Test("metrics come from the configuration; bad values name their line")
     func configuration() throws {
         let table = try ConfigurationLoaderShim.table(
