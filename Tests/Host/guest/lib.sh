@@ -105,16 +105,17 @@ chrony_online() { # COUNT: chronyd has COUNT sources online
 	chronyc -n activity | grep -q "^$1 sources online"
 }
 
-# lan_with_dhcp NAME: a veth NAME whose peer, in the namespace "lan", has 203.0.113.1/24 and
-# serves DHCP (dnsmasq) with itself as the router.
+# lan_with_dhcp NAME [NET]: a veth NAME whose peer, in a namespace of its own (NAME-lan), has
+# NET.1/24 (NET defaults to 203.0.113) and serves DHCP (dnsmasq) with itself as the router.
 lan_with_dhcp() {
-	new_namespace lan
-	ip link add "$1" type veth peer name "$1-peer" netns lan
-	ip -n lan link set "$1-peer" up
-	ip -n lan addr add 203.0.113.1/24 dev "$1-peer"
-	ip netns exec lan dnsmasq --conf-file=/dev/null --no-resolv --no-hosts --port=0 --interface="$1-peer" \
-		--bind-interfaces --dhcp-range=203.0.113.50,203.0.113.99,1h --dhcp-option=option:router,203.0.113.1 \
-		--pid-file=/run/dnsmasq-lan.pid --dhcp-leasefile=/run/dnsmasq-lan.leases
+	local net=${2:-203.0.113} ns="$1-lan"
+	new_namespace "$ns"
+	ip link add "$1" type veth peer name "$1-peer" netns "$ns"
+	ip -n "$ns" link set "$1-peer" up
+	ip -n "$ns" addr add "$net.1/24" dev "$1-peer"
+	ip netns exec "$ns" dnsmasq --conf-file=/dev/null --no-resolv --no-hosts --port=0 --interface="$1-peer" \
+		--bind-interfaces --dhcp-range="$net.50,$net.99,1h" --dhcp-option="option:router,$net.1" \
+		--pid-file="/run/dnsmasq-$ns.pid" --dhcp-leasefile="/run/dnsmasq-$ns.leases"
 }
 
 # What a scenario undoes when it exits, passed or failed: `on_exit COMMAND...` queues a command

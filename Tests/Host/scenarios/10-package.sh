@@ -27,6 +27,19 @@ systemctl reload netpathd.service || fail "systemctl reload failed on a valid co
 [ "$(status_json | jq -r '[.paths[].policy] | join(",")')" = default,reloaded ] ||
 	fail "the reloaded policy is not in force: $(status_json | jq -c '[.paths[].policy]')"
 
+say "the control: the old ExecReload=/bin/kill put back, systemctl reload fails here (no procps)"
+mkdir -p /run/systemd/system/netpathd.service.d
+printf '[Service]\nExecReload=\nExecReload=/bin/kill -HUP $MAINPID\n' >/run/systemd/system/netpathd.service.d/reload.conf
+systemctl daemon-reload
+if systemctl reload netpathd.service 2>/dev/null; then
+	fail "systemctl reload worked with ExecReload=/bin/kill on a guest without it, so the check above proves nothing"
+fi
+journalctl -u netpathd.service -n 20 --no-pager | grep -q "/bin/kill" ||
+	fail "the journal does not say why the old reload failed: $(journalctl -u netpathd.service -n 20 --no-pager)"
+rm -r /run/systemd/system/netpathd.service.d
+systemctl daemon-reload
+[ "$(unit_property netpathd.service ActiveState)" = active ] || fail "the unit is not active after the failed control reload"
+
 say "systemctl reload of a broken file: systemctl fails, and the configuration in force stays"
 pid=$(unit_property netpathd.service MainPID)
 echo 'this is = = not toml' >>/etc/netpath/netpath.toml

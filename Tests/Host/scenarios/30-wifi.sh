@@ -78,6 +78,12 @@ wait_for 60 "networkctl says wlan0 is routable" bash -c "networkctl status wlan0
 
 say "netpath calls it wifi, like the kernel (nl80211) does"
 iw dev wlan0 info | grep -q "type managed" || fail "iw does not show wlan0 as a managed station"
+# What made the old classifier say `other`: hwsim's device sits under devices/virtual. Without it
+# this scenario could not see that defect put back.
+case $(readlink -f /sys/class/net/wlan0) in
+/sys/devices/virtual/*) ;;
+*) fail "wlan0 is not under devices/virtual in sysfs ($(readlink -f /sys/class/net/wlan0)): the old defect's case is not exercised" ;;
+esac
 [ "$(interface_field wlan0 type)" = wifi ] ||
 	fail "wlan0 is $(interface_field wlan0 type), classified by $(interface_field wlan0 classified_by)"
 [ "$(interface_field lte0 type)" = cellular ] || fail "lte0 is $(interface_field lte0 type)"

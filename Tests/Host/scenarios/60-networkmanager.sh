@@ -22,6 +22,11 @@ rm -f /var/log/netpath/nm-dialect
 say "NetworkManager takes a lease on lan1 from dnsmasq"
 lan_with_dhcp lan1
 on_exit ip link del lan1
+# Without this NetworkManager makes a "Wired connection 1" of its own for lan1 and activates it
+# as soon as `connection down` took ours away: netpath then rightly ran down and up again.
+mkdir -p /run/NetworkManager/conf.d
+printf '[main]\nno-auto-default=*\n' >/run/NetworkManager/conf.d/90-netpath-test.conf
+on_exit rm -f /run/NetworkManager/conf.d/90-netpath-test.conf
 systemctl start NetworkManager.service
 on_exit systemctl stop NetworkManager.service chrony.service
 wait_for 60 "NetworkManager answers nmcli" nmcli -t general status
@@ -46,6 +51,12 @@ wait_for 30 "our dispatcher script ran: lan1 up, IP4_ADDRESS_0=$address $gateway
 	grep -q "^lan1 up $address $gateway lan1\$" /var/log/netpath/nm-dialect
 wait_for 30 "chronyd's source is online (chrony's 20-chrony-onoffline ran chronyc onoffline)" chrony_online 1
 
-# Not checked yet: after `nmcli connection down lan1` netpath ran no `down` for lan1 until the
-# link was deleted (host phase, 2026-12-07); to be understood before it is asserted here.
+say "NetworkManager takes the connection down: down, and chrony's source goes offline"
+nmcli connection down lan1 >/dev/null
+wait_for 30 "nmcli says lan1 is disconnected" bash -c "nmcli -g GENERAL.STATE device show lan1 | grep -q '^30'"
+wait_for 30 "our dispatcher script ran: lan1 down" grep -q "^lan1 down" /var/log/netpath/nm-dialect
+[ "$(interface_field lan1 'addresses | map(select(.address | contains("."))) | length')" = 0 ] ||
+	fail "netpath still shows an IPv4 address on lan1: $(interface_field lan1 addresses)"
+wait_for 30 "chronyd's source is offline again" chrony_online 0
+
 nmcli connection delete lan1 >/dev/null
