@@ -59,7 +59,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
-        // Errno's descriptions instead of strerror, FileDescriptor for plain file reads.
+        // Errno's descriptions instead of strerror, FileDescriptor for plain file reads and writeAll.
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -133,7 +133,9 @@ let package = Package(
         ),
         .target(
             name: "EventLogPlugin",
-            dependencies: ["NetPathPlugin", "NetPathCore", "NetPathConfig"],
+            dependencies: [
+                "NetPathPlugin", "NetPathCore", "NetPathConfig", .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Plugins/EventLog"
         ),
         .target(
@@ -197,6 +199,7 @@ let package = Package(
                 "NetPathDispatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .executableTarget(

@@ -227,6 +227,8 @@ package final class ControlClient {
         }
     }
 
+    // send(2) with MSG_NOSIGNAL rather than FileDescriptor.writeAll: a library must not let an agent
+    // that went away raise SIGPIPE in its user's process.
     private func send(_ request: ControlRequest) throws(Failure) {
         let line: [UInt8]
         do {

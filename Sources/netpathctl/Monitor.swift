@@ -6,6 +6,7 @@ import NetPathControl
 import NetPathCore
 import NetPathLinux
 import Synchronization
+import SystemPackage
 
 extension Netpathctl {
     struct Monitor: AsyncParsableCommand {
@@ -159,19 +160,11 @@ extension Netpathctl.Monitor {
     }
 }
 
-/// Unbuffered writes to stdout (Swift's `print` is block-buffered on a pipe).
+/// Unbuffered writes to stdout (Swift's `print` is block-buffered on a pipe); a failed write
+/// (a closed pipe) drops the text.
 enum FileOutput {
     static func write(_ text: String, to fd: Int32 = 1) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
-                return
-            }
-            offset += n
-        }
+        _ = try? FileDescriptor(rawValue: fd).writeAll(text.utf8)
     }
 }
 
