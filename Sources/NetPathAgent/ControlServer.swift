@@ -291,17 +291,14 @@ final class ControlServer: @unchecked Sendable {
     }
 
     /// Zero when a client has a request ready (it was cut short by the per-pass limit), else
-    /// until the nearest deadline, rounded up so the wait never ends just before it.
+    /// until the nearest deadline.
     private func pollTimeout(at now: ContinuousClock.Instant) -> Int32 {
         var nearest: ContinuousClock.Instant?
         for connection in connections.values {
             if connection.hasRequest { return 0 }
             if let deadline = connection.deadline(limits) { nearest = min(nearest ?? deadline, deadline) }
         }
-        guard let nearest else { return -1 }
-        let left = now.duration(to: nearest)
-        guard left > .zero else { return 0 }
-        return Int32(min((left / .milliseconds(1)).rounded(.up), Double(Int32.max)))
+        return nearest?.pollTimeout(from: now) ?? -1
     }
 
     private func collectOutbox() {

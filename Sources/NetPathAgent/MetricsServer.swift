@@ -151,9 +151,8 @@ final class MetricsServer: @unchecked Sendable {
     /// not drained: `serve` sees it too, and returns.
     private func wait(_ fd: Int32, for events: Int32, until deadline: ContinuousClock.Instant) -> Wait {
         while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return .timedOut }
-            let milliseconds = Int32(min((left / .milliseconds(1)).rounded(.up), Double(Int32.max)))
+            let milliseconds = deadline.pollTimeout()
+            guard milliseconds > 0 else { return .timedOut }
             var fds = [
                 pollfd(fd: fd, events: Int16(events), revents: 0),
                 pollfd(fd: waker.readEnd, events: Int16(POLLIN), revents: 0),
