@@ -62,9 +62,6 @@ package final class Agent: Service, Sendable {
         inbox.post(.reload([]))
     }
 
-    /// The Prometheus exposition text (what `/metrics` serves).
-    package func metricsText() -> String { metrics.text() }
-
     /// The registry `/metrics` serves: an executable may bootstrap swift-metrics with it
     /// (`PrometheusMetricsFactory(registry:)`) so that libraries' metrics appear there too.
     package var metricsRegistry: PrometheusCollectorRegistry { metrics.registry }
