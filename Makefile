@@ -199,9 +199,14 @@ test-as-nobody:
 		--no-parallel --filter NetPathDispatchTests; \
 	status=$$?; rm -rf "$$home"; exit $$status
 
-# Measures what `make install` installs: the same flags, the same build directory.
-bench: install-build
-	BUILD_DIR="$(INSTALL_BUILD_DIR)" ./bench/run.sh
+# Measures what `make install` installs: the same flags, plus NETPATH_BENCH (netpathctl's hidden
+# --bench-snapshots, which bench/latency.py and bench/storm.py read and no release build has), in
+# a scratch directory of its own so that the installed build never gets it.
+BENCH_SCRATCH ?= .build/bench
+bench:
+	$(MAKE) --no-print-directory install-build INSTALL_SCRATCH="$(BENCH_SCRATCH)" \
+		INSTALL_SWIFT_FLAGS='$(INSTALL_SWIFT_FLAGS) -Xswiftc -DNETPATH_BENCH'
+	BUILD_DIR="$(BENCH_SCRATCH)/$(INSTALL_CONFIG)" ./bench/run.sh
 
 # The library's documentation as `import NetPath` shows it (and the Network product's), built by
 # DocC from the debug build's symbol graphs into .build/docs/*.doccarchive; any DocC warning fails.

@@ -147,8 +147,9 @@ def render(results, netpathctl):
     built = ""
     if m["build_dir"]:
         built = f", binaries from `{m['build_dir']}`"
-        if m["build_dir"].rstrip("/") == ".build/install/release":
-            built += " (built as `make install` builds them: the Makefile's INSTALL_SWIFT_FLAGS)"
+        if m["build_dir"].rstrip("/") == ".build/bench/release":
+            built += (" (built as `make install` builds them: the Makefile's INSTALL_SWIFT_FLAGS, with"
+                      " netpathctl's --bench-snapshots compiled in)")
     w(f"Run: {now}, from `make bench` (`bench/run.sh`), tree at {m['commit']}{built}.")
     w("")
     w(f"Machine: {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, {m['swift']}, "

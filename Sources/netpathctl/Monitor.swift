@@ -30,10 +30,15 @@ extension Netpathctl {
         )
         var record: String?
 
-        // For `make bench` (bench/run.sh): one JSON line per snapshot on stderr, so the storm
-        // benchmark can see when the engine applied the last route even though no event changes.
-        @Flag(name: .customLong("bench-snapshots"), help: .hidden)
-        var benchSnapshots = false
+        #if NETPATH_BENCH
+            // Only in `make bench`'s build, never in a release: one JSON line per snapshot on
+            // stderr, so the storm benchmark can see when the engine applied the last route even
+            // though no event changes.
+            @Flag(name: .customLong("bench-snapshots"), help: .hidden)
+            var benchSnapshots = false
+        #else
+            var benchSnapshots: Bool { false }
+        #endif
 
         func validate() throws {
             // A trace is the sequence of observed states; the agent's monitor stream carries only
@@ -95,8 +100,10 @@ private final class LocalMonitorSession: @unchecked Sendable {
     /// One update, on the engine's thread.
     func handle(_ update: SystemUpdate) {
         guard failure == nil else { return }
-        // After this update's events are out (its emitted_ns says when).
-        defer { if benchSnapshots { BenchSnapshotLine.write(update) } }
+        #if NETPATH_BENCH
+            // After this update's events are out (its emitted_ns says when).
+            defer { if benchSnapshots { BenchSnapshotLine.write(update) } }
+        #endif
         do {
             try recorder?.append(Trace.Record(time: update.time, state: update.state))
             if first {
@@ -168,23 +175,25 @@ enum FileOutput {
     }
 }
 
-/// The `--bench-snapshots` line: what bench/run.sh reads to time the storm's catch-up.
-enum BenchSnapshotLine {
-    static func write(_ update: SystemUpdate) {
-        let receivedNs = Int64((update.time.timeIntervalSince1970 * 1e9).rounded())
-        let publishedNs = Int64((update.publishedAt.timeIntervalSince1970 * 1e9).rounded())
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let emittedNs = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-        let line =
-            "{\"generation\":\(update.generation),\"cause\":\"\(update.cause.rawValue)\",\"route_count\":\(update.routeCount),"
-            + "\"messages\":\(update.statistics.messages),\"overruns\":\(update.statistics.overruns),"
-            + "\"resyncs\":\(update.statistics.resyncs),\"skipped_routes\":\(update.statistics.skippedRoutes),"
-            + "\"received_at\":\(receivedNs),\"published_ns\":\(publishedNs),"
-            + "\"emitted_ns\":\(emittedNs)}\n"
-        FileOutput.write(line, to: 2)
+#if NETPATH_BENCH
+    /// The `--bench-snapshots` line: what bench/run.sh reads to time the storm's catch-up.
+    enum BenchSnapshotLine {
+        static func write(_ update: SystemUpdate) {
+            let receivedNs = Int64((update.time.timeIntervalSince1970 * 1e9).rounded())
+            let publishedNs = Int64((update.publishedAt.timeIntervalSince1970 * 1e9).rounded())
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let emittedNs = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+            let line =
+                "{\"generation\":\(update.generation),\"cause\":\"\(update.cause.rawValue)\",\"route_count\":\(update.routeCount),"
+                + "\"messages\":\(update.statistics.messages),\"overruns\":\(update.statistics.overruns),"
+                + "\"resyncs\":\(update.statistics.resyncs),\"skipped_routes\":\(update.statistics.skippedRoutes),"
+                + "\"received_at\":\(receivedNs),\"published_ns\":\(publishedNs),"
+                + "\"emitted_ns\":\(emittedNs)}\n"
+            FileOutput.write(line, to: 2)
+        }
     }
-}
+#endif
 
 /// The human form of one event.
 enum EventRenderer {
