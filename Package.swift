@@ -256,6 +256,7 @@ let package = Package(
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
         .testTarget(name: "NetPathQueuesTests", dependencies: ["NetPathQueues", "NetPathCore"]),
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig", "NetPathCore"]),
+        .testTarget(name: "NetPathControlTests", dependencies: ["NetPathControl", "TestSupport"]),
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPathCore", "TestSupport"]),
         .testTarget(
             name: "NetPathDispatchTests",
@@ -273,7 +274,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetPathTests",
-            dependencies: ["NetPath", "NetPathTesting", "NetPathLinux", "NetPathControl", "TestSupport"]
+            dependencies: ["NetPath", "NetPathTesting", "NetPathLinux", "TestSupport"]
         ),
         .testTarget(
             name: "NetPathAgentTests",
