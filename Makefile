@@ -65,9 +65,9 @@ INSTALL_CONFIG    ?= release
 #   accessors, the standard library's and the dependencies' generics); compiled without the
 #   callee's body, each call goes through unspecialized code that looks up generic metadata at
 #   run time. With the bodies available the compiler specializes and inlines them. It serializes
-#   public declarations only: `package` generics (SubjectQueues, IdleWaiters) stay unspecialized
-#   in the modules that use them (perf on the event path, 2026-11-25), which is why
-#   SubjectQueues keeps its common case cheap in generic form. The agent's own time from reading
+#   public declarations only: `package` generics (IdleWaiters) stay unspecialized in the modules
+#   that use them, which is why SubjectQueues is public, in NetPathQueues, a module of its own
+#   (Sources/NetPathQueues/SubjectQueues.swift says why). The agent's own time from reading
 #   a link change to spawning its hook fell ~20 µs of ~300 (interleaved perf timelines, 3 × 100
 #   carrier toggles), and `netpathctl monitor --local`'s idle RSS did not grow (11.0 MB with the flag,
 #   11.4–12.0 MB without; 4 starts each in a fresh namespace). It applies to the dependencies'

@@ -37,8 +37,8 @@
 //   NetPathTesting → Core, NetPath          Network → NetPath
 //   netpathctl → Core, Config, Control, Linux, Plugin, Dispatch, NetPathProbe, ShippedPlugins
 //   netpathd → Core, Config, Control, Plugin, Agent, NetPathProbe, ShippedPlugins
-// A test (Tests/CLITests/PackageLayeringTests.swift) checks these edges against Package.swift and every
-// target's imports.
+// A test (Tests/CLITests/PackageLayeringTests.swift) checks these edges against the targets' dependencies
+// below (as `swift package dump-package` reads them) and every target's imports.
 import PackageDescription
 
 let package = Package(
