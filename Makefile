@@ -15,10 +15,10 @@ APT_GET    := DEBIAN_FRONTEND=noninteractive apt-get
 BUILD_PACKAGES := libnl-3-dev libnl-route-3-dev libcurl4-openssl-dev libseccomp-dev pkg-config
 TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh fish python3 util-linux
 
-# Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
-# With them, the suites of the Debian package: their subprocesses (make deb, lintian, dpkg) run
-# for a minute or more, and beside them a hook test's runs hit their 10 s timeout.
-SERIAL_SUITES := ProbeHelperTests|ConnectivityEndToEndTests|SandboxedProbeTests|RouteStormTests|LargeTableTests|ConnectivityAgentTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests|NetworkManagerDispatchTests|NetworkdDispatchTests|DebianPackageTests|ManualPageTests|CompletionTests
+# The suites `make test` runs after the rest, one test at a time, are those marked
+# `@Suite(.serialSuite)` (Tests/Support/SerialSuiteTrait.swift), read from the sources as one
+# regex that --skip and --filter both get, so that each test runs exactly once.
+SERIAL_SUITES = $(shell build-support/serial-suites.sh)
 
 .PHONY: all deps test-deps build run test test-as-nobody test-host host-deps bench docs clean format install install-build order uninstall \
 	deb deb-deps deb-build version
@@ -149,7 +149,8 @@ test: test-deps
 	@# The package tests build `make deb` from the release binaries: build them now, not while
 	@# other tests run (a no-op when they are up to date).
 	$(MAKE) --no-print-directory deb-build
-	$(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
+	@test -n '$(SERIAL_SUITES)' || { echo "build-support/serial-suites.sh found no serial suite" >&2; exit 1; }
+	NETPATH_TEST_PHASE=parallel $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
 	@# These suites measure time (hook timeouts, "no overrun with the default buffer" in a
 	@# 100,000-route storm): they run one test at a time, not against 300 others for two cores.
 	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'
