@@ -134,7 +134,8 @@ let package = Package(
         .target(
             name: "EventLogPlugin",
             dependencies: [
-                "NetPathPlugin", "NetPathCore", "NetPathConfig", .product(name: "SystemPackage", package: "swift-system"),
+                "NetPathPlugin", "NetPathCore", "NetPathConfig",
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Plugins/EventLog"
         ),

@@ -219,7 +219,9 @@ final class ControlServer: @unchecked Sendable {
                 throw Agent.StartError(description: "cannot create \(directory): \(Errno(rawValue: errno).description)")
             }
             guard stat(directory, &info) == 0 else {
-                throw Agent.StartError(description: "cannot inspect \(directory): \(Errno(rawValue: errno).description)")
+                throw Agent.StartError(
+                    description: "cannot inspect \(directory): \(Errno(rawValue: errno).description)"
+                )
             }
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {

@@ -124,7 +124,10 @@ struct PackageLayeringTests {
         let (levels, edges) = try Self.map()
         let dependencies = try await Self.manifestDependencies()
         for module in levels.keys.sorted() {
-            let declared = try #require(dependencies[module], "\(module) is in the comment but not a target of Package.swift")
+            let declared = try #require(
+                dependencies[module],
+                "\(module) is in the comment but not a target of Package.swift"
+            )
             #expect(
                 declared == edges[module] ?? [],
                 "\(module) depends on \(declared.sorted()), the comment says \((edges[module] ?? []).sorted())"

@@ -169,7 +169,9 @@ import Testing
 
     @Test func aSubjectThatNeverGoesQuietIsFlushedAfterTheMaximumHold() {
         // The MTU changes every 200 ms, faster than the 300 ms window.
-        let states = (0...15).map { SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, mtu: 1500 + UInt32($0))]) }
+        let states = (0...15).map {
+            SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, mtu: 1500 + UInt32($0))])
+        }
         let (startup, steps) = transitions(states)
         var settler = Settler(window: .milliseconds(300), maximumHold: .seconds(2))
         _ = settler.receive(startup, at: at(0))
