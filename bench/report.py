@@ -638,7 +638,7 @@ def render(results, netpathctl):
       f"/proc/PID/clear_refs) just before the batch, so it is the storm's own peak, compared with VmRSS then "
       f"(*RSS before*). *Caught up* is measured from the moment "
       f"`ip -batch` exited: for netpathctl, to the `emitted_ns` of the first `--bench-snapshots` line "
-      f"(a hidden `netpathctl monitor` flag, one JSON line per engine snapshot on stderr, written once "
+      f"(a hidden `netpathctl monitor` flag that only `make bench`'s build has, one JSON line per engine snapshot on stderr, written once "
       f"monitor has classified the state and written its events) whose route count holds the marker: the "
       f"batch's last route, after every /32 had been dropped by the kernel for the engine's socket filter, or "
       f"read and dropped unparsed ahead of it, in order. For `ip monitor`, "
