@@ -15,10 +15,10 @@ APT_GET    := DEBIAN_FRONTEND=noninteractive apt-get
 BUILD_PACKAGES := libnl-3-dev libnl-route-3-dev libcurl4-openssl-dev libseccomp-dev pkg-config
 TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh fish python3 util-linux
 
-# Test suites whose assertions involve timing; `make test` runs them after the rest, serially.
-# With them, the suites of the Debian package: their subprocesses (make deb, lintian, dpkg) run
-# for a minute or more, and beside them a hook test's runs hit their 10 s timeout.
-SERIAL_SUITES := ProbeHelperTests|ConnectivityEndToEndTests|SandboxedProbeTests|RouteStormTests|LargeTableTests|ConnectivityAgentTests|HookRunnerTests|HookDispatcherTests|HookSlotsTests|PluginRunnerTests|PluginIsolationTests|ControlSocketLimitsTests|AgentLoopTests|AgentStormTests|AgentSettleTests|HostLookupTests|ExampleHooksTests|NetworkManagerDispatchTests|NetworkdDispatchTests|DebianPackageTests|ManualPageTests|CompletionTests
+# The suites `make test` runs after the rest, one test at a time, are those marked
+# `@Suite(.serialSuite)` (Tests/Support/SerialSuiteTrait.swift), read from the sources as one
+# regex that --skip and --filter both get, so that each test runs exactly once.
+SERIAL_SUITES = $(shell build-support/serial-suites.sh)
 
 .PHONY: all deps test-deps build run test test-as-nobody test-host host-deps bench docs clean format install install-build order uninstall \
 	deb deb-deps deb-build version
@@ -65,9 +65,9 @@ INSTALL_CONFIG    ?= release
 #   accessors, the standard library's and the dependencies' generics); compiled without the
 #   callee's body, each call goes through unspecialized code that looks up generic metadata at
 #   run time. With the bodies available the compiler specializes and inlines them. It serializes
-#   public declarations only: `package` generics (SubjectQueues, IdleWaiters) stay unspecialized
-#   in the modules that use them (perf on the event path, 2026-11-25), which is why
-#   SubjectQueues keeps its common case cheap in generic form. The agent's own time from reading
+#   public declarations only: `package` generics (IdleWaiters) stay unspecialized in the modules
+#   that use them, which is why SubjectQueues is public, in NetPathQueues, a module of its own
+#   (Sources/NetPathQueues/SubjectQueues.swift says why). The agent's own time from reading
 #   a link change to spawning its hook fell ~20 µs of ~300 (interleaved perf timelines, 3 × 100
 #   carrier toggles), and `netpathctl monitor --local`'s idle RSS did not grow (11.0 MB with the flag,
 #   11.4–12.0 MB without; 4 starts each in a fresh namespace). It applies to the dependencies'
@@ -149,7 +149,8 @@ test: test-deps
 	@# The package tests build `make deb` from the release binaries: build them now, not while
 	@# other tests run (a no-op when they are up to date).
 	$(MAKE) --no-print-directory deb-build
-	$(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
+	@test -n '$(SERIAL_SUITES)' || { echo "build-support/serial-suites.sh found no serial suite" >&2; exit 1; }
+	NETPATH_TEST_PHASE=parallel $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
 	@# These suites measure time (hook timeouts, "no overrun with the default buffer" in a
 	@# 100,000-route storm): they run one test at a time, not against 300 others for two cores.
 	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'
@@ -199,9 +200,14 @@ test-as-nobody:
 		--no-parallel --filter NetPathDispatchTests; \
 	status=$$?; rm -rf "$$home"; exit $$status
 
-# Measures what `make install` installs: the same flags, the same build directory.
-bench: install-build
-	BUILD_DIR="$(INSTALL_BUILD_DIR)" ./bench/run.sh
+# Measures what `make install` installs: the same flags, plus NETPATH_BENCH (netpathctl's hidden
+# --bench-snapshots, which bench/latency.py and bench/storm.py read and no release build has), in
+# a scratch directory of its own so that the installed build never gets it.
+BENCH_SCRATCH ?= .build/bench
+bench:
+	$(MAKE) --no-print-directory install-build INSTALL_SCRATCH="$(BENCH_SCRATCH)" \
+		INSTALL_SWIFT_FLAGS='$(INSTALL_SWIFT_FLAGS) -Xswiftc -DNETPATH_BENCH'
+	BUILD_DIR="$(BENCH_SCRATCH)/$(INSTALL_CONFIG)" ./bench/run.sh
 
 # The library's documentation as `import NetPath` shows it (and the Network product's), built by
 # DocC from the debug build's symbol graphs into .build/docs/*.doccarchive; any DocC warning fails.

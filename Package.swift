@@ -37,8 +37,8 @@
 //   NetPathTesting → Core, NetPath          Network → NetPath
 //   netpathctl → Core, Config, Control, Linux, Plugin, Dispatch, NetPathProbe, ShippedPlugins
 //   netpathd → Core, Config, Control, Plugin, Agent, NetPathProbe, ShippedPlugins
-// A test (Tests/CLITests/PackageLayeringTests.swift) checks these edges against Package.swift and every
-// target's imports.
+// A test (Tests/CLITests/PackageLayeringTests.swift) checks these edges against the targets' dependencies
+// below (as `swift package dump-package` reads them) and every target's imports.
 import PackageDescription
 
 let package = Package(
@@ -59,7 +59,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
-        // Errno's descriptions instead of strerror, FileDescriptor for plain file reads.
+        // Errno's descriptions instead of strerror, FileDescriptor for plain file reads and writeAll.
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -133,7 +133,10 @@ let package = Package(
         ),
         .target(
             name: "EventLogPlugin",
-            dependencies: ["NetPathPlugin", "NetPathCore", "NetPathConfig"],
+            dependencies: [
+                "NetPathPlugin", "NetPathCore", "NetPathConfig",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Plugins/EventLog"
         ),
         .target(
@@ -197,6 +200,7 @@ let package = Package(
                 "NetPathDispatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .executableTarget(
@@ -253,6 +257,7 @@ let package = Package(
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
         .testTarget(name: "NetPathQueuesTests", dependencies: ["NetPathQueues", "NetPathCore"]),
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig", "NetPathCore"]),
+        .testTarget(name: "NetPathControlTests", dependencies: ["NetPathControl", "TestSupport"]),
         .testTarget(name: "NetPathLinuxTests", dependencies: ["NetPathLinux", "NetPathCore", "TestSupport"]),
         .testTarget(
             name: "NetPathDispatchTests",
@@ -270,7 +275,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetPathTests",
-            dependencies: ["NetPath", "NetPathTesting", "NetPathLinux", "NetPathControl", "TestSupport"]
+            dependencies: ["NetPath", "NetPathTesting", "NetPathLinux", "TestSupport"]
         ),
         .testTarget(
             name: "NetPathAgentTests",

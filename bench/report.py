@@ -147,8 +147,9 @@ def render(results, netpathctl):
     built = ""
     if m["build_dir"]:
         built = f", binaries from `{m['build_dir']}`"
-        if m["build_dir"].rstrip("/") == ".build/install/release":
-            built += " (built as `make install` builds them: the Makefile's INSTALL_SWIFT_FLAGS)"
+        if m["build_dir"].rstrip("/") == ".build/bench/release":
+            built += (" (built as `make install` builds them: the Makefile's INSTALL_SWIFT_FLAGS, with"
+                      " netpathctl's --bench-snapshots compiled in)")
     w(f"Run: {now}, from `make bench` (`bench/run.sh`), tree at {m['commit']}{built}.")
     w("")
     w(f"Machine: {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, {m['swift']}, "
@@ -637,7 +638,7 @@ def render(results, netpathctl):
       f"/proc/PID/clear_refs) just before the batch, so it is the storm's own peak, compared with VmRSS then "
       f"(*RSS before*). *Caught up* is measured from the moment "
       f"`ip -batch` exited: for netpathctl, to the `emitted_ns` of the first `--bench-snapshots` line "
-      f"(a hidden `netpathctl monitor` flag, one JSON line per engine snapshot on stderr, written once "
+      f"(a hidden `netpathctl monitor` flag that only `make bench`'s build has, one JSON line per engine snapshot on stderr, written once "
       f"monitor has classified the state and written its events) whose route count holds the marker: the "
       f"batch's last route, after every /32 had been dropped by the kernel for the engine's socket filter, or "
       f"read and dropped unparsed ahead of it, in order. For `ip monitor`, "

@@ -23,8 +23,8 @@
 # (perf) if missing; without perf it skips step 3 and says so.
 # Every namespace it creates has a unique name and is deleted on exit, whatever happens.
 #
-# Environment: BUILD_DIR (default .build/install/release: what `make install-build` builds and
-# `make install` installs; `make bench` builds it first), TOGGLES (per kind, default 400),
+# Environment: BUILD_DIR (default .build/bench/release: what `make install-build` builds and
+# `make install` installs, with netpathctl's --bench-snapshots compiled in; `make bench` builds it first), TOGGLES (per kind, default 400),
 # GAP_MS (default 30), ROUTES (the storm's routes, default 1000000), STARTUP_ROUTES (routes in the
 # table at start-up, default ROUTES), HOOK_TOGGLES (per kind and hook runner, default
 # 200, split over HOOK_ROUNDS rounds, default 4: even, for the rotation's order to be reversed
@@ -40,7 +40,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-BUILD_DIR=${BUILD_DIR:-.build/install/release}
+BUILD_DIR=${BUILD_DIR:-.build/bench/release}
 NETPATHCTL=$(realpath "$BUILD_DIR/netpathctl")
 TOGGLES=${TOGGLES:-400}
 GAP_MS=${GAP_MS:-30}
@@ -68,7 +68,7 @@ for tool in ip cc python3; do
     command -v "$tool" >/dev/null || { echo "bench/run.sh: $tool is missing" >&2; exit 1; }
 done
 for bin in "$NETPATHCTL" "$NETPATHD" "$NETWORK_EXAMPLE"; do
-    [ -x "$bin" ] || { echo "bench/run.sh: no $bin (make install-build first, or set BUILD_DIR)" >&2; exit 1; }
+    [ -x "$bin" ] || { echo "bench/run.sh: no $bin (make bench builds it, or set BUILD_DIR)" >&2; exit 1; }
 done
 # netplug: issue 4's reference hook runner (peers.md), measured beside netpathd.
 if ! command -v netplugd >/dev/null && [ ! -x /usr/sbin/netplugd ]; then

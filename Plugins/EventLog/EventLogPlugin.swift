@@ -3,6 +3,7 @@ import NetPathConfig
 import NetPathCore
 import NetPathPlugin
 import Synchronization
+import SystemPackage
 
 /// `event-log`: appends every event it receives as one JSON line (the event shape of docs/events.md, the
 /// same object hooks read on stdin) to a file.
@@ -100,19 +101,11 @@ private final class LogFile: Sendable {
     func append(_ line: String) throws {
         try descriptor.withLock { fd in
             if fd < 0 { fd = try Self.openOrCreate(path) }
-            var bytes = Array(line.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { raw in
-                    Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw EventLogError(path: path, operation: "write", errno: errno)
-                }
-                offset += written
+            do {
+                try FileDescriptor(rawValue: fd).writeAll(line.utf8)
+            } catch {
+                throw EventLogError(path: path, operation: "write", errno: (error as? Errno ?? .ioError).rawValue)
             }
-            bytes.removeAll()
         }
     }
 

@@ -29,7 +29,7 @@ import Synchronization
 /// kernel updates, settle deadlines, reload requests and the results of the work it hands off
 /// all reach it as inputs of one bounded inbox.
 package final class Agent: Service, Sendable {
-    /// Why the agent could not start.
+    /// Why the agent could not start; also what its control socket and metrics endpoint throw.
     package struct StartError: Error, CustomStringConvertible {
         package var description: String
     }
@@ -61,9 +61,6 @@ package final class Agent: Service, Sendable {
     package func reload() {
         inbox.post(.reload([]))
     }
-
-    /// The Prometheus exposition text (what `/metrics` serves).
-    package func metricsText() -> String { metrics.text() }
 
     /// The registry `/metrics` serves: an executable may bootstrap swift-metrics with it
     /// (`PrometheusMetricsFactory(registry:)`) so that libraries' metrics appear there too.
@@ -107,7 +104,7 @@ package final class Agent: Service, Sendable {
         // Off the cooperative pool: a stale socket is probed with a connect that may take its
         // whole timeout, and stopping waits for the server thread.
         do {
-            try await OSThread.run { () throws(ControlServer.StartError) in try control.start() }
+            try await OSThread.run { () throws(StartError) in try control.start() }
         } catch {
             throw StartError(description: "control socket: \(error)")
         }

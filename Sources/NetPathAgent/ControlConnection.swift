@@ -156,11 +156,6 @@ final class ControlConnection {
         advance(now)
     }
 
-    /// Closes once the output is handed over; nothing more is read.
-    func closeAfterOutput() {
-        closing = true
-    }
-
     /// Restarts the deadline's clock when the phase changed. A pipelined request's clock thus
     /// starts when the previous reply is handed over, not when its bytes arrived with that request.
     private func advance(_ now: ContinuousClock.Instant) {

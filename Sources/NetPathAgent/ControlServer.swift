@@ -100,22 +100,17 @@ final class ControlServer: @unchecked Sendable {
         if listener >= 0 { close(listener) }
     }
 
-    /// Why the socket could not be opened.
-    struct StartError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Creates the socket and starts serving.
-    func start() throws(StartError) {
+    func start() throws(Agent.StartError) {
         try prepareDirectory()
         if access(path, F_OK) == 0 {
             // A live agent answers on it; a stale file from a crash does not and is replaced. One
             // whose listen queue stays full is alive but stuck: its socket is not taken over.
             switch Result(catching: { () throws(ControlClient.Failure) in try ControlClient(path: path) }) {
             case .success:
-                throw StartError(description: "another netpathd is already listening on \(path)")
+                throw Agent.StartError(description: "another netpathd is already listening on \(path)")
             case .failure(.noReply(_, let timeout)):
-                throw StartError(
+                throw Agent.StartError(
                     description: "another netpathd is listening on \(path) but took no connection within \(timeout)"
                 )
             case .failure:
@@ -128,13 +123,13 @@ final class ControlServer: @unchecked Sendable {
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
             0
         )
-        guard fd >= 0 else { throw StartError(description: "socket: \(Errno(rawValue: errno).description)") }
+        guard fd >= 0 else { throw Agent.StartError(description: "socket: \(Errno(rawValue: errno).description)") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
             close(fd)
-            throw StartError(description: "control socket path too long: \(path)")
+            throw Agent.StartError(description: "control socket path too long: \(path)")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         // Created 0600 (umask) and then opened up to 0660: never briefly world-accessible.
@@ -148,7 +143,7 @@ final class ControlServer: @unchecked Sendable {
         guard bound == 0 else {
             let reason = Errno(rawValue: errno).description
             close(fd)
-            throw StartError(description: "bind \(path): \(reason)")
+            throw Agent.StartError(description: "bind \(path): \(reason)")
         }
         // Owner and group first, then the mode: the socket is never 0660 for a group it is not meant for.
         let owner = geteuid() == 0 ? uid_t(0) : uid_t.max  // uid_t.max (-1): leave as it is
@@ -157,18 +152,18 @@ final class ControlServer: @unchecked Sendable {
             let reason = Errno(rawValue: errno).description
             close(fd)
             unlink(path)
-            throw StartError(description: "cannot give \(path) to control_group (gid \(group)): \(reason)")
+            throw Agent.StartError(description: "cannot give \(path) to control_group (gid \(group)): \(reason)")
         }
         chmod(path, 0o660)
         guard listen(fd, 16) == 0 else {
             close(fd)
-            throw StartError(description: "listen \(path): \(Errno(rawValue: errno).description)")
+            throw Agent.StartError(description: "listen \(path): \(Errno(rawValue: errno).description)")
         }
         listener = fd
         guard OSThread.detach({ [self] in serve() }) else {
             close(fd)
             listener = -1
-            throw StartError(description: "cannot start the control socket thread")
+            throw Agent.StartError(description: "cannot start the control socket thread")
         }
         started = true
     }
@@ -216,29 +211,31 @@ final class ControlServer: @unchecked Sendable {
     /// to an impostor. So the directory must be owned by root or the agent's user and closed to
     /// group and others; a sticky world-writable one (`/tmp`) is refused too, since the race for
     /// a free name there is anybody's. A missing directory is created, mode 0755.
-    private func prepareDirectory() throws(StartError) {
+    private func prepareDirectory() throws(Agent.StartError) {
         let directory = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         var info = stat()
         if stat(directory, &info) != 0 {
             guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
-                throw StartError(description: "cannot create \(directory): \(Errno(rawValue: errno).description)")
+                throw Agent.StartError(description: "cannot create \(directory): \(Errno(rawValue: errno).description)")
             }
             guard stat(directory, &info) == 0 else {
-                throw StartError(description: "cannot inspect \(directory): \(Errno(rawValue: errno).description)")
+                throw Agent.StartError(
+                    description: "cannot inspect \(directory): \(Errno(rawValue: errno).description)"
+                )
             }
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw StartError(description: "\(directory) is not a directory; cannot put the control socket there")
+            throw Agent.StartError(description: "\(directory) is not a directory; cannot put the control socket there")
         }
         let owner = UInt32(info.st_uid)
         guard owner == 0 || owner == UInt32(geteuid()) else {
-            throw StartError(
+            throw Agent.StartError(
                 description:
                     "\(directory) is owned by uid \(owner), not by root: that user could take the control socket's place; use a root-owned directory such as /run/netpath"
             )
         }
         if info.st_mode & 0o022 != 0 {
-            throw StartError(
+            throw Agent.StartError(
                 description:
                     "\(directory) is writable by group or others (mode \(String(info.st_mode & 0o7777, radix: 8))): anyone who can write there could take the control socket's place; use a root-owned directory such as /run/netpath"
             )
@@ -291,17 +288,14 @@ final class ControlServer: @unchecked Sendable {
     }
 
     /// Zero when a client has a request ready (it was cut short by the per-pass limit), else
-    /// until the nearest deadline, rounded up so the wait never ends just before it.
+    /// until the nearest deadline.
     private func pollTimeout(at now: ContinuousClock.Instant) -> Int32 {
         var nearest: ContinuousClock.Instant?
         for connection in connections.values {
             if connection.hasRequest { return 0 }
             if let deadline = connection.deadline(limits) { nearest = min(nearest ?? deadline, deadline) }
         }
-        guard let nearest else { return -1 }
-        let left = now.duration(to: nearest)
-        guard left > .zero else { return 0 }
-        return Int32(min((left / .milliseconds(1)).rounded(.up), Double(Int32.max)))
+        return nearest?.pollTimeout(from: now) ?? -1
     }
 
     private func collectOutbox() {

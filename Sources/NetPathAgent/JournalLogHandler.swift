@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SystemPackage
 
 /// A `LogHandler` that writes one line per message to standard error, in the form journald
 /// understands when systemd connected standard error to the journal.
@@ -226,22 +227,10 @@ package struct JournalLogHandler: LogHandler {
             + String(decoding: zone.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    // One write(2) for the whole line; repeated only for the rest of a partial write or after
-    // EINTR. Any other failure (EPIPE, EAGAIN on a non-blocking stream, EBADF) drops the line:
-    // logging must never stop or block the agent.
+    // One write(2) for the whole line; writeAll repeats it only for the rest of a partial write
+    // or after EINTR. Any other failure (EPIPE, EAGAIN on a non-blocking stream, EBADF) drops the
+    // line: logging must never stop or block the agent.
     private static func write(_ bytes: [UInt8], to fileDescriptor: Int32) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+        _ = try? FileDescriptor(rawValue: fileDescriptor).writeAll(bytes)
     }
 }

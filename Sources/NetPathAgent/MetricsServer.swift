@@ -36,10 +36,6 @@ final class MetricsServer: @unchecked Sendable {
     private let waker = WakePipe()
     private let done = DispatchSemaphore(value: 0)
 
-    struct StartError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// - Parameter address: `HOST:PORT` (IPv6 as `[::1]:9479`), the host an IP address; port 0
     ///   picks a free port (``port`` says which).
     init(
@@ -56,9 +52,9 @@ final class MetricsServer: @unchecked Sendable {
         self.text = text
     }
 
-    func start() throws(StartError) {
+    func start() throws(Agent.StartError) {
         guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
-            throw StartError(description: "metrics address must be HOST:PORT, found \"\(address)\"")
+            throw Agent.StartError(description: "metrics address must be HOST:PORT, found \"\(address)\"")
         }
         var host = String(address[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -69,17 +65,17 @@ final class MetricsServer: @unchecked Sendable {
         hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE
         var info: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host.isEmpty ? nil : host, String(port), &hints, &info) == 0, let first = info else {
-            throw StartError(description: "metrics address \"\(address)\" is not a numeric address")
+            throw Agent.StartError(description: "metrics address \"\(address)\" is not a numeric address")
         }
         defer { freeaddrinfo(info) }
         let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw StartError(description: "socket: \(Errno(rawValue: errno).description)") }
+        guard fd >= 0 else { throw Agent.StartError(description: "socket: \(Errno(rawValue: errno).description)") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0, listen(fd, 16) == 0 else {
             let reason = Errno(rawValue: errno).description
             close(fd)
-            throw StartError(description: "cannot listen on \(address): \(reason)")
+            throw Agent.StartError(description: "cannot listen on \(address): \(reason)")
         }
         // Non-blocking: a connection reset between poll and accept must not block the thread.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -92,7 +88,7 @@ final class MetricsServer: @unchecked Sendable {
         else {
             close(fd)
             listener = -1
-            throw StartError(description: "cannot start the metrics thread")
+            throw Agent.StartError(description: "cannot start the metrics thread")
         }
         started = true
     }
@@ -151,9 +147,8 @@ final class MetricsServer: @unchecked Sendable {
     /// not drained: `serve` sees it too, and returns.
     private func wait(_ fd: Int32, for events: Int32, until deadline: ContinuousClock.Instant) -> Wait {
         while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return .timedOut }
-            let milliseconds = Int32(min((left / .milliseconds(1)).rounded(.up), Double(Int32.max)))
+            let milliseconds = deadline.pollTimeout()
+            guard milliseconds > 0 else { return .timedOut }
             var fds = [
                 pollfd(fd: fd, events: Int16(events), revents: 0),
                 pollfd(fd: waker.readEnd, events: Int16(POLLIN), revents: 0),

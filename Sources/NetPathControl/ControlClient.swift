@@ -212,10 +212,8 @@ package final class ControlClient {
     /// request's (sending on it fails from then on).
     private func waitReadable(until deadline: ContinuousClock.Instant, timeout: Duration) throws(Failure) {
         while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            // Rounded up, so a wait never ends just short of the deadline and spins; at or past
-            // it, one look (0 ms) still takes a reply that is already there.
-            let milliseconds = left > .zero ? Int32(min((left / .milliseconds(1)).rounded(.up), Double(Int32.max))) : 0
+            // At or past the deadline, one look (0 ms) still takes a reply that is already there.
+            let milliseconds = deadline.pollTimeout()
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let result = poll(&ready, 1, milliseconds)
             if result > 0 { return }
@@ -227,6 +225,8 @@ package final class ControlClient {
         }
     }
 
+    // send(2) with MSG_NOSIGNAL rather than FileDescriptor.writeAll: a library must not let an agent
+    // that went away raise SIGPIPE in its user's process.
     private func send(_ request: ControlRequest) throws(Failure) {
         let line: [UInt8]
         do {

@@ -26,15 +26,10 @@ package final class TraceWriter {
     }
 
     private func write(_ text: String) throws {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw TraceWriterError(path: path, reason: Errno(rawValue: errno).description)
-            }
-            offset += n
+        do {
+            try FileDescriptor(rawValue: fd).writeAll(text.utf8)
+        } catch {
+            throw TraceWriterError(path: path, reason: (error as? Errno ?? .ioError).description)
         }
     }
 }

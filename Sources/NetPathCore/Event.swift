@@ -268,16 +268,8 @@ extension Event: Codable {
                 debugDescription: "event version \(version) is not supported (expected \(Self.version))"
             )
         }
-        let text = try c.decode(String.self, forKey: .time)
-        guard let time = RFC3339.parse(text) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .time,
-                in: c,
-                debugDescription: "not an RFC 3339 time: \"\(text.escapingControlCharacters)\""
-            )
-        }
         self.init(
-            time: time,
+            time: try c.decodeRFC3339(forKey: .time),
             name: try c.decode(Name.self, forKey: .name),
             scope: try c.decode(Scope.self, forKey: .scope),
             interface: try c.decodeIfPresent(String.self, forKey: .interface),

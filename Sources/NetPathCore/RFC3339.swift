@@ -126,3 +126,20 @@ package enum RFC3339 {
         return (m <= 2 ? y + 1 : y, m, d)
     }
 }
+
+extension KeyedDecodingContainer {
+    /// The RFC 3339 time at `key`, as events and trace records write it.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` naming the text when it is not an RFC 3339 time.
+    package func decodeRFC3339(forKey key: Key) throws -> Date {
+        let text = try decode(String.self, forKey: key)
+        guard let time = RFC3339.parse(text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key,
+                in: self,
+                debugDescription: "not an RFC 3339 time: \"\(text.escapingControlCharacters)\""
+            )
+        }
+        return time
+    }
+}

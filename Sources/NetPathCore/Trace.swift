@@ -27,15 +27,7 @@ package enum Trace {
 
         package init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            let text = try c.decode(String.self, forKey: .time)
-            guard let time = RFC3339.parse(text) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .time,
-                    in: c,
-                    debugDescription: "not an RFC 3339 time: \"\(text.escapingControlCharacters)\""
-                )
-            }
-            self.time = time
+            time = try c.decodeRFC3339(forKey: .time)
             state = try c.decode(SystemState.self, forKey: .state)
         }
 

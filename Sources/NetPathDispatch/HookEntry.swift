@@ -77,9 +77,6 @@ package struct HookEntry: Hashable, Sendable, CustomStringConvertible {
         self.status = status
     }
 
-    /// Whether the file runs.
-    package var isAccepted: Bool { status == .accepted }
-
     /// `50-vpn: refused: writable by group or others (mode 0775)`.
     package var description: String { "\(name): \(status)" }
 }

@@ -42,9 +42,6 @@ package struct HookStatistics: Hashable, Sendable {
         runs.filter { $0.key.hook == hook && (outcome == nil || $0.key.outcome == outcome) }.values.reduce(0, +)
     }
 
-    /// All events dropped as obsolete.
-    package var totalDropped: Int { eventsDropped.values.reduce(0, +) }
-
     mutating func record(_ result: HookResult) {
         runs[RunKey(hook: result.hook, outcome: result.outcome), default: 0] += 1
         var durations = self.durations[result.hook] ?? Durations()

@@ -211,7 +211,7 @@ struct SpawnedHook: Sendable {
             return true
         }
         while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), pollTimeout(until: alarm))
+            let ready = poll(&descriptors, nfds_t(descriptors.count), alarm?.pollTimeout() ?? -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 // Cannot happen with valid descriptors; end the hook rather than leave it.
@@ -258,18 +258,6 @@ struct SpawnedHook: Sendable {
         return signaled != 0 ? .signaled(status) : .exited(status)
     }
 
-}
-
-/// `poll`'s timeout until `instant` (on the continuous clock): milliseconds, rounded up so that
-/// `poll` never wakes early; -1 for none.
-private func pollTimeout(until instant: ContinuousClock.Instant?) -> Int32 {
-    guard let instant else { return -1 }
-    let left = ContinuousClock.now.duration(to: instant)
-    guard left > .zero else { return 0 }
-    let (seconds, attoseconds) = left.components
-    let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
-    guard !milliseconds.overflow else { return .max }
-    return Int32(clamping: milliseconds.partialValue + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
 }
 
 /// `duration` from now on the continuous clock; `nil` (never) for one beyond a century, which

@@ -19,13 +19,11 @@ final class KernelQueries: Sendable {
     }
 
     private struct State: ~Copyable {
-        /// The socket, its collector and buffer, and the questions asked over them.
+        /// The socket, its collector and buffer.
         let lookup: RouteLookup
         /// The routing generation the target answers belong to.
         var generation: UInt64?
         var answers: [Question: [SystemState.TargetRoute]] = [:]
-        /// Kernel round trips made for targets, for tests and diagnostics.
-        var asked: UInt64 = 0
     }
 
     private let state: Mutex<State>
@@ -120,9 +118,6 @@ final class KernelQueries: Sendable {
     /// that the next question asks again.
     var watched: [np_watch] { watchedAddresses.withLock { $0.forWalk } }
 
-    /// The kernel round trips made for targets so far.
-    var questionsAsked: UInt64 { state.withLock { $0.asked } }
-
     /// The best unicast route to `address` through each of `interfaces` (and through the
     /// interface the kernel itself would use, if it is not among them), as of routing
     /// `generation`: asked of the kernel only when this generation has not asked it yet.
@@ -151,23 +146,19 @@ final class KernelQueries: Sendable {
                 watched.forWalk.append(NetlinkSocket.watch(address))
                 if eventFilter >= 0 { Self.refilter(eventFilter, watching: watched.addresses) }
             }
-            let answer = Self.ask(question, state.lookup, asked: &state.asked)
+            let answer = Self.ask(question, state.lookup)
             state.answers[question] = answer
             return answer
         }
     }
 
-    private static func ask(_ question: Question, _ lookup: RouteLookup, asked: inout UInt64)
-        -> [SystemState.TargetRoute]
-    {
-        asked += 1
+    private static func ask(_ question: Question, _ lookup: RouteLookup) -> [SystemState.TargetRoute] {
         let chosen = lookup.route(to: question.address).flatMap { $0.isUnicast ? $0 : nil }
         let kernelInterfaces = Set(chosen?.nexthops.map(\.interfaceIndex) ?? [])
         var interfaces = question.interfaces
         for index in kernelInterfaces.sorted() where !interfaces.contains(index) { interfaces.append(index) }
         var result: [SystemState.TargetRoute] = []
         for index in interfaces {
-            asked += 1
             guard let route = lookup.route(to: question.address, through: index), route.isUnicast,
                 let hop = route.nexthops.first(where: { $0.interfaceIndex == index })
             else { continue }

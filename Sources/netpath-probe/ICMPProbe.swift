@@ -74,9 +74,7 @@ enum ICMPProbe {
             if everyReply && nextSend == count { break }
             let wake = nextSend < count ? min(deadline, start + spacing * nextSend) : deadline
             var fds = targets.filter { $0.fd >= 0 }.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            // Rounded up: a wait under a millisecond must not become poll(…, 0), a busy loop.
-            let wait = max(0, (wake - ContinuousClock.now).milliseconds.rounded(.up))
-            guard poll(&fds, nfds_t(fds.count), Int32(min(wait, 1000))) >= 0 || errno == EINTR else { break }
+            guard poll(&fds, nfds_t(fds.count), min(wake.pollTimeout(), 1000)) >= 0 || errno == EINTR else { break }
             // A raw socket sees every echo reply: the token's last byte says which host's it is.
             for (number, target) in targets.enumerated() where target.fd >= 0 {
                 receive(target, into: &buffer, identifier: identifier, token: token + [UInt8(number)])

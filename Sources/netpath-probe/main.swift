@@ -7,6 +7,7 @@ import CSeccomp
 import Glibc
 import NetPathCore
 import NetPathProbe
+import SystemPackage
 
 /// The agent's end of the socketpair.
 let channel: Int32 = 3
@@ -14,12 +15,10 @@ let channel: Int32 = 3
 /// Writes one whole line to the agent; a short write on a socketpair means the agent is gone.
 func send(_ line: String) {
     probeOutput.withLock { _ in
-        var bytes = Array(line.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(channel, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { exit(0) }
-            bytes = bytes.dropFirst(written)
+        do {
+            try FileDescriptor(rawValue: channel).writeAll(line.utf8)
+        } catch {
+            exit(0)
         }
     }
 }

@@ -6,6 +6,7 @@ import NetPathControl
 import NetPathCore
 import NetPathLinux
 import Synchronization
+import SystemPackage
 
 extension Netpathctl {
     struct Monitor: AsyncParsableCommand {
@@ -29,10 +30,15 @@ extension Netpathctl {
         )
         var record: String?
 
-        // For `make bench` (bench/run.sh): one JSON line per snapshot on stderr, so the storm
-        // benchmark can see when the engine applied the last route even though no event changes.
-        @Flag(name: .customLong("bench-snapshots"), help: .hidden)
-        var benchSnapshots = false
+        #if NETPATH_BENCH
+            // Only in `make bench`'s build, never in a release: one JSON line per snapshot on
+            // stderr, so the storm benchmark can see when the engine applied the last route even
+            // though no event changes.
+            @Flag(name: .customLong("bench-snapshots"), help: .hidden)
+            var benchSnapshots = false
+        #else
+            var benchSnapshots: Bool { false }
+        #endif
 
         func validate() throws {
             // A trace is the sequence of observed states; the agent's monitor stream carries only
@@ -94,8 +100,10 @@ private final class LocalMonitorSession: @unchecked Sendable {
     /// One update, on the engine's thread.
     func handle(_ update: SystemUpdate) {
         guard failure == nil else { return }
-        // After this update's events are out (its emitted_ns says when).
-        defer { if benchSnapshots { BenchSnapshotLine.write(update) } }
+        #if NETPATH_BENCH
+            // After this update's events are out (its emitted_ns says when).
+            defer { if benchSnapshots { BenchSnapshotLine.write(update) } }
+        #endif
         do {
             try recorder?.append(Trace.Record(time: update.time, state: update.state))
             if first {
@@ -159,39 +167,33 @@ extension Netpathctl.Monitor {
     }
 }
 
-/// Unbuffered writes to stdout (Swift's `print` is block-buffered on a pipe).
+/// Unbuffered writes to stdout (Swift's `print` is block-buffered on a pipe); a failed write
+/// (a closed pipe) drops the text.
 enum FileOutput {
     static func write(_ text: String, to fd: Int32 = 1) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
-                return
-            }
-            offset += n
-        }
+        _ = try? FileDescriptor(rawValue: fd).writeAll(text.utf8)
     }
 }
 
-/// The `--bench-snapshots` line: what bench/run.sh reads to time the storm's catch-up.
-enum BenchSnapshotLine {
-    static func write(_ update: SystemUpdate) {
-        let receivedNs = Int64((update.time.timeIntervalSince1970 * 1e9).rounded())
-        let publishedNs = Int64((update.publishedAt.timeIntervalSince1970 * 1e9).rounded())
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let emittedNs = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-        let line =
-            "{\"generation\":\(update.generation),\"cause\":\"\(update.cause.rawValue)\",\"route_count\":\(update.routeCount),"
-            + "\"messages\":\(update.statistics.messages),\"overruns\":\(update.statistics.overruns),"
-            + "\"resyncs\":\(update.statistics.resyncs),\"skipped_routes\":\(update.statistics.skippedRoutes),"
-            + "\"received_at\":\(receivedNs),\"published_ns\":\(publishedNs),"
-            + "\"emitted_ns\":\(emittedNs)}\n"
-        FileOutput.write(line, to: 2)
+#if NETPATH_BENCH
+    /// The `--bench-snapshots` line: what bench/run.sh reads to time the storm's catch-up.
+    enum BenchSnapshotLine {
+        static func write(_ update: SystemUpdate) {
+            let receivedNs = Int64((update.time.timeIntervalSince1970 * 1e9).rounded())
+            let publishedNs = Int64((update.publishedAt.timeIntervalSince1970 * 1e9).rounded())
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let emittedNs = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+            let line =
+                "{\"generation\":\(update.generation),\"cause\":\"\(update.cause.rawValue)\",\"route_count\":\(update.routeCount),"
+                + "\"messages\":\(update.statistics.messages),\"overruns\":\(update.statistics.overruns),"
+                + "\"resyncs\":\(update.statistics.resyncs),\"skipped_routes\":\(update.statistics.skippedRoutes),"
+                + "\"received_at\":\(receivedNs),\"published_ns\":\(publishedNs),"
+                + "\"emitted_ns\":\(emittedNs)}\n"
+            FileOutput.write(line, to: 2)
+        }
     }
-}
+#endif
 
 /// The human form of one event.
 enum EventRenderer {

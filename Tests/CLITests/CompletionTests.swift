@@ -6,7 +6,7 @@ import Testing
 /// them, and complete a subcommand. Each shell runs with an empty environment but for a scratch
 /// HOME, a PATH that finds the package's binaries first, and (bash, fish) XDG_DATA_DIRS naming
 /// the package's /usr/share, so each looks for completions exactly as it does on a system.
-@Suite(.enabled(if: DebianPackage.testsEnabled, "needs make test-deps' shells"))
+@Suite(.serialSuite, .enabled(if: DebianPackage.testsEnabled, "needs make test-deps' shells"))
 struct CompletionTests {
     /// Runs `arguments` in the clean environment described above.
     private func shell(_ package: DebianPackage.Built, _ arguments: [String]) throws -> Command.Result {

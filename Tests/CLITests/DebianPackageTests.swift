@@ -5,7 +5,10 @@ import Testing
 
 /// `make deb`: what the package holds, what lintian says of it, and what installing, upgrading,
 /// removing and purging it does, in a scratch root that is not this machine's.
-@Suite(.enabled(if: DebianPackage.testsEnabled, "needs root and make test-deps' tools (lintian, mandoc, …)"))
+@Suite(
+    .serialSuite,
+    .enabled(if: DebianPackage.testsEnabled, "needs root and make test-deps' tools (lintian, mandoc, …)")
+)
 struct DebianPackageTests {
     private static func text(_ path: String) throws -> String {
         String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)

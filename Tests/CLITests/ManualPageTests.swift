@@ -4,6 +4,7 @@ import Testing
 
 /// The manual pages: netpathd(8) and netpathctl(8) generated into the package from the
 /// commands' definitions, netpath.toml(5) and netpath-hooks(7) written by hand in docs/man.
+@Suite(.serialSuite)
 struct ManualPageTests {
     static let manualDirectory = DebianPackage.repository.appendingPathComponent("docs/man").path
     static let docs = DebianPackage.repository.appendingPathComponent("docs").path

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// Package.swift's module map is true: the edges its comment lists are exactly the imports of
-/// each module, and every edge points to a lower level.
+/// Package.swift's module map is true: the edges its comment lists are exactly each module's
+/// dependencies in the manifest and its imports, and every edge points to a lower level.
 struct PackageLayeringTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -55,6 +56,28 @@ struct PackageLayeringTests {
         return (levels, edges)
     }
 
+    /// Each target's dependencies on the package's own targets, as SwiftPM reads the manifest
+    /// (`swift package dump-package`); products of other packages are left out.
+    static func manifestDependencies() async throws -> [String: Set<String>] {
+        // A scratch directory of its own: `swift test`, which runs this, holds the lock on .build.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("np-dump-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let json = try await Command.checkOffPool([
+            "swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package",
+        ])
+        let manifest = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let targets = try #require(manifest?["targets"] as? [[String: Any]], "no targets in dump-package's JSON")
+        var dependencies: [String: Set<String>] = [:]
+        for target in targets {
+            let name = try #require(target["name"] as? String)
+            // `{"byName": ["NetPathCore", null]}` or `{"target": [...]}`; a `product` is another package's.
+            let entries = target["dependencies"] as? [[String: Any]] ?? []
+            let names = entries.compactMap { (($0["byName"] ?? $0["target"]) as? [Any])?.first as? String }
+            dependencies[name] = Set(names)
+        }
+        return dependencies
+    }
+
     static func full(_ name: String) -> String {
         ["Core", "Config", "Control", "Linux", "Plugin", "Dispatch", "Agent", "Testing", "Queues"].contains(name)
             ? "NetPath" + name : name
@@ -92,6 +115,22 @@ struct PackageLayeringTests {
             #expect(
                 imports == edges[module] ?? [],
                 "\(module) imports \(imports.sorted()), the comment says \((edges[module] ?? []).sorted())"
+            )
+        }
+    }
+
+    @Test("every module's dependencies in Package.swift's targets are exactly the edges its comment lists")
+    func commentEdgesAreTheManifestDependencies() async throws {
+        let (levels, edges) = try Self.map()
+        let dependencies = try await Self.manifestDependencies()
+        for module in levels.keys.sorted() {
+            let declared = try #require(
+                dependencies[module],
+                "\(module) is in the comment but not a target of Package.swift"
+            )
+            #expect(
+                declared == edges[module] ?? [],
+                "\(module) depends on \(declared.sorted()), the comment says \((edges[module] ?? []).sorted())"
             )
         }
     }

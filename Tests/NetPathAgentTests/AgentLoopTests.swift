@@ -6,7 +6,7 @@ import Testing
 
 /// The agent's loop never waits for anything slow: a startup hook that does not end, a name
 /// server that does not answer. Kernel events, reloads and the stop flow meanwhile.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct AgentLoopTests {
     /// Two uplinks, `slow0` and `fast0`, whose peers (in `peer`) the test can unplug.
     static func uplinks(_ host: NetworkNamespace, _ peer: NetworkNamespace) throws {

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// settle through the real agent: held events, the deadline timer, the net change.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct AgentSettleTests {
     static func config(settle: String) -> String {
         """

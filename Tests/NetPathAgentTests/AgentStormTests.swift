@@ -6,7 +6,7 @@ import Testing
 
 /// The agent's memory under a storm while its hooks are stalled: every queue from the kernel to
 /// the hooks is bounded, and the final state of every interface and policy still reaches them.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct AgentStormTests {
     static let padding = 200
 

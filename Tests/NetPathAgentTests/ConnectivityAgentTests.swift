@@ -10,7 +10,7 @@ import Testing
 
 /// Connectivity in a real agent on real veths in a namespace, with a scripted prober in place of
 /// the probe helper: policies, hooks, explain and the probe command act on its verdicts.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct ConnectivityAgentTests {
     /// A hook that appends "SCOPE EVENT IFACE CONNECTIVITY PREVIOUS PORTAL_URL" per run.
     static func hook(log: String) -> String {

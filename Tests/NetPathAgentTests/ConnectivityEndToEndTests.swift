@@ -8,7 +8,7 @@ import Testing
 /// would be started on a host) against a real HTTP endpoint in throwaway namespaces: two uplinks
 /// to one server, and a return route that can be cut for one of them. Nothing leaves the
 /// namespaces.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct ConnectivityEndToEndTests {
     static let endpoint = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/probe/endpoint.py")

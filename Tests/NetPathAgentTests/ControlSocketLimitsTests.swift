@@ -8,7 +8,7 @@ import Testing
 /// The control socket under abuse: clients that hold connections without a word, and a client
 /// that pipelines requests without reading its replies. They measure time (how soon a root
 /// `status` is answered, when idle connections are closed): `make test` runs them serially.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct ControlSocketLimitsTests {
     /// Opens `count` connections to the socket at argv[1] and never writes. Prints `refused N`
     /// when the agent refused connection N, `closed N SECONDS` when the agent closed it without a

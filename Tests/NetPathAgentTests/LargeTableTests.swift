@@ -7,7 +7,7 @@ import Testing
 /// A table of 200,000 routes in several tables (issue 14): the agent keeps only the default
 /// routes, yet what it reports agrees with `ip` on every one of them, and a policy `target`
 /// behind a specific route or behind an `ip rule` resolves as `ip route get` resolves it.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"), .serialized)
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"), .serialized)
 struct LargeTableTests {
     /// Behind a specific route in main (`198.51.100.0/24 via 10.2.0.9 dev up1`), although up0
     /// has the lower default metric.

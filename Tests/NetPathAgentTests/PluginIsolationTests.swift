@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// Misbehaving plugins inside a real agent: they must not hold up a good plugin or a hook.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct PluginIsolationTests {
     @Test("a throwing, a hung and a slow plugin are isolated: a good plugin and a hook on the same events run on time")
     func misbehavingPluginsAreIsolated() async throws {

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import NetPathCore
 
-/// Interfaces and states for rule, policy and settle tests.
+/// Interfaces and states for rule and policy tests.
 enum StateFixtures {
     static let time = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 /// The example hooks shipped in config/hooks.d run under the real runner.
+@Suite(.serialSuite)
 struct ExampleHooksTests {
     static let examples = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 /// Ordering and isolation with real hook processes.
+@Suite(.serialSuite)
 struct HookDispatcherTests {
     /// A dispatcher of the hooks in `dir`, logging to `log`; not yet running.
     static func makeDispatcher(

@@ -6,6 +6,7 @@ import Testing
 
 /// Execution: exit status, no shell, timeouts on the whole process group, bounded output, and
 /// nothing left running after the hook.
+@Suite(.serialSuite)
 struct HookRunnerTests {
     static func run(
         _ name: String,

@@ -5,6 +5,7 @@ import Testing
 
 /// The hook slots without processes: the limit, the order of waiters, and slow runs that stop
 /// counting.
+@Suite(.serialSuite)
 struct HookSlotsTests {
     /// `body`'s result, or a failure naming `what` when it takes longer than `limit`.
     static func within<T: Sendable>(

@@ -8,7 +8,8 @@ import Testing
 
 /// NetworkManager-dispatcher scripts run by the dispatcher, as real processes: what they get,
 /// no-wait.d running alongside, a hung script's timeout, rules naming scripts. Timed: runs
-/// serially (SERIAL_SUITES).
+/// serially.
+@Suite(.serialSuite)
 struct NetworkManagerDispatchTests {
     /// Runs `body` with a dispatcher that has an empty `hooks_dir` and `nm` as a
     /// networkmanager-dialect `[[hook_dir]]` with `paths`.

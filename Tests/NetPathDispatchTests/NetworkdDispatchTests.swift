@@ -7,8 +7,8 @@ import Testing
 @testable import NetPathDispatch
 
 /// networkd-dispatcher scripts run by the dispatcher, as real processes: what they get, which
-/// state changes run them, a hung script's timeout, rules naming scripts. Timed: runs serially
-/// (SERIAL_SUITES).
+/// state changes run them, a hung script's timeout, rules naming scripts. Timed: runs serially.
+@Suite(.serialSuite)
 struct NetworkdDispatchTests {
     /// Runs `body` with a dispatcher that has an empty `hooks_dir` and a networkd-dialect
     /// `[[hook_dir]]` with `paths`.

@@ -7,7 +7,7 @@ import Testing
 /// default route (ten of them, in ten tables, spread through the batch and ending it), recovering
 /// from receive-buffer overruns by re-dumping when its buffer is too small, and keep none of the
 /// other routes.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"), .serialized)
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"), .serialized)
 struct RouteStormTests {
     static let routeCount = 100_000
     static let defaultRoutes = 10

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 /// The runner's isolation and ordering, with in-process plugins and no kernel.
+@Suite(.serialSuite)
 struct PluginRunnerTests {
     static let logger = Logger(label: "test.plugins")
 

@@ -14,7 +14,7 @@ import Testing
 ///
 /// An unbound socket always leaves through up0, so a probe on up1 that finds nothing shows that
 /// the probe really is bound to its interface.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct ProbeHelperTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/probe")

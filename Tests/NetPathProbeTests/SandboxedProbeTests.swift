@@ -8,6 +8,7 @@ import Testing
 /// SandboxedProbe against a fake helper (Tests/Fixtures/probe/fake-helper.py) that speaks the wire
 /// format well or badly: every failure of the helper is an `unknown` verdict with its reason,
 /// never a crash or a hang, and a helper that failed is replaced.
+@Suite(.serialSuite)
 struct SandboxedProbeTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/probe/fake-helper.py").path

@@ -7,7 +7,7 @@ import Testing
 
 /// Host names — policy targets, HostMonitor hosts — are looked up off the queues that deliver
 /// paths: a name server that never answers blocks no `start(queue:)` and delays no monitor.
-@Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
+@Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct HostLookupTests {
     /// A name server that does not answer: every lookup waits until the test answers (or 30 s
     /// pass, so that a lookup on the wrong thread shows as a broken bound, not a hung run).

@@ -12,8 +12,8 @@ import Testing
         startup: [Event], steps: [[Event]]
     ) {
         var tracker = PathTracker(policies: policies)
-        let startup = tracker.start(with: states[0], at: StateFixtures.time)
-        let steps = states.dropFirst().map { tracker.update(to: $0, at: StateFixtures.time) }
+        let startup = tracker.start(with: states[0], at: Sample.time)
+        let steps = states.dropFirst().map { tracker.update(to: $0, at: Sample.time) }
         return (startup, steps)
     }
 
@@ -22,8 +22,8 @@ import Testing
     }
 
     @Test func aZeroWindowPassesEverythingThroughAtOnce() {
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
         let (startup, steps) = transitions([up, down, up, down])
         var settler = Settler(window: .zero)
         #expect(settler.receive(startup, at: at(0)) == startup)
@@ -35,15 +35,15 @@ import Testing
     }
 
     @Test func startupEventsPassThroughEvenWithAWindow() {
-        let (startup, _) = transitions([StateFixtures.state(StateFixtures.wired())])
+        let (startup, _) = transitions([SystemState(interfaces: [Sample.eth0()])])
         var settler = Settler(window: .seconds(2))
         #expect(settler.receive(startup, at: at(0)) == startup)
         #expect(settler.isIdle)
     }
 
     @Test func aFlapWithinTheWindowCollapsesToNothing() {
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
         let (startup, steps) = transitions([up, down, up, down, up])
         var settler = Settler(window: .seconds(2))
         _ = settler.receive(startup, at: at(0))
@@ -58,9 +58,9 @@ import Testing
     }
 
     @Test func aFlapThatChangesAPropertyBecomesOneChanged() {
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
-        let upJumbo = StateFixtures.state(StateFixtures.wired(mtu: 9000))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
+        let upJumbo = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, mtu: 9000)])
         let (startup, steps) = transitions([up, down, upJumbo])
         var settler = Settler(window: .seconds(1))
         _ = settler.receive(startup, at: at(0))
@@ -73,8 +73,8 @@ import Testing
     }
 
     @Test func aRealChangeIsEmittedAsItsNetTransition() {
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
         let (startup, steps) = transitions([up, down, up, down])
         var settler = Settler(window: .seconds(1))
         _ = settler.receive(startup, at: at(0))
@@ -86,8 +86,8 @@ import Testing
     }
 
     @Test func satisfiedUnsatisfiedSatisfiedCollapses() {
-        let wired = StateFixtures.state(StateFixtures.wired())
-        let none = StateFixtures.state()
+        let wired = SystemState(interfaces: [Sample.eth0()])
+        let none = SystemState(interfaces: [])
         let (startup, steps) = transitions([wired, none, wired])
         let pathEvents = steps.map { $0.filter { $0.scope == .path } }
         #expect(pathEvents.map(names) == [["policy:default unsatisfied"], ["policy:default satisfied"]])
@@ -99,9 +99,9 @@ import Testing
     }
 
     @Test func satisfiedAgainOnAnotherPrimaryIsOneChanged() {
-        let wired = StateFixtures.state(StateFixtures.wired())
-        let none = StateFixtures.state()
-        let wifi = StateFixtures.state(StateFixtures.wifi())
+        let wired = SystemState(interfaces: [Sample.eth0()])
+        let none = SystemState(interfaces: [])
+        let wifi = SystemState(interfaces: [Sample.wlan0()])
         let (startup, steps) = transitions([wired, none, wifi])
         let pathEvents = steps.map { $0.filter { $0.scope == .path } }
         var settler = Settler(window: .milliseconds(500))
@@ -115,8 +115,8 @@ import Testing
     }
 
     @Test func carrierDownThenUpIsNothing() {
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
         let (startup, steps) = transitions([up, down, up])
         var settler = Settler(window: .seconds(1))
         _ = settler.receive(startup, at: at(0))
@@ -128,10 +128,10 @@ import Testing
     }
 
     @Test func anAddressAddedThenRemovedIsNothing() {
-        var twoAddresses = StateFixtures.wifi()
+        var twoAddresses = Sample.wlan0()
         twoAddresses.addresses.append("198.51.100.8/24")
-        let one = StateFixtures.state(StateFixtures.wifi())
-        let two = StateFixtures.state(twoAddresses)
+        let one = SystemState(interfaces: [Sample.wlan0()])
+        let two = SystemState(interfaces: [twoAddresses])
         let (startup, steps) = transitions([one, two, one])
         #expect(steps.map(names) == [["interface:3 address-added"], ["interface:3 address-removed"]])
         var settler = Settler(window: .seconds(1))
@@ -143,7 +143,7 @@ import Testing
 
     @Test func anInterfaceAddedAndRemovedWithinTheWindowIsNothing() {
         let (_, steps) = transitions([
-            StateFixtures.state(), StateFixtures.state(StateFixtures.lte()), StateFixtures.state(),
+            SystemState(interfaces: []), SystemState(interfaces: [Sample.wwan0()]), SystemState(interfaces: []),
         ])
         var settler = Settler(window: .seconds(1))
         let interfaceEvents = steps.map { $0.filter { $0.scope == .interface } }
@@ -153,8 +153,8 @@ import Testing
     }
 
     @Test func eachSubjectSettlesOnItsOwnClock() {
-        let base = StateFixtures.state(StateFixtures.wired(), StateFixtures.wifi())
-        let wiredDown = StateFixtures.state(StateFixtures.wired(carrier: false), StateFixtures.wifi())
+        let base = SystemState(interfaces: [Sample.eth0(), Sample.wlan0()])
+        let wiredDown = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false), Sample.wlan0()])
         let (startup, steps) = transitions([base, wiredDown])
         var settler = Settler(window: .seconds(1))
         _ = settler.receive(startup, at: at(0))
@@ -169,7 +169,9 @@ import Testing
 
     @Test func aSubjectThatNeverGoesQuietIsFlushedAfterTheMaximumHold() {
         // The MTU changes every 200 ms, faster than the 300 ms window.
-        let states = (0...15).map { StateFixtures.state(StateFixtures.wired(mtu: 1500 + UInt32($0))) }
+        let states = (0...15).map {
+            SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, mtu: 1500 + UInt32($0))])
+        }
         let (startup, steps) = transitions(states)
         var settler = Settler(window: .milliseconds(300), maximumHold: .seconds(2))
         _ = settler.receive(startup, at: at(0))
@@ -188,8 +190,8 @@ import Testing
 
     @Test func flushEmitsEveryHeldFinalStateAtOnceAndHoldsNothingAfter() {
         // What a stop does within the window: a link went down 100 ms ago, the agent is told to stop.
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
         let (startup, steps) = transitions([up, down])
         var settler = Settler(window: .seconds(5))
         _ = settler.receive(startup, at: at(0))
@@ -205,8 +207,8 @@ import Testing
     }
 
     @Test func withoutAKnownPreviousStateABurstIsEmittedUnchanged() {
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
         let (_, steps) = transitions([up, down, up])
         var settler = Settler(window: .seconds(1))
         let all = steps.flatMap { $0 }
@@ -215,8 +217,8 @@ import Testing
     }
 
     @Test func rememberedStartupStateIsABaselineWithoutBeingEmitted() {
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
         let (startup, steps) = transitions([up, down, up])
         var settler = Settler(window: .seconds(1))
         settler.remember(startup)
@@ -225,9 +227,9 @@ import Testing
     }
 
     @Test func aBurstHoldsAtMostItsLimitAndStillEmitsTheNetChange() {
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
-        let mtu = StateFixtures.state(StateFixtures.wired(mtu: 9000))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
+        let mtu = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, mtu: 9000)])
         let (startup, steps) = transitions(
             [up] + Array(repeating: [down, up], count: 500).flatMap { $0 } + [down, mtu]
         )
@@ -242,8 +244,8 @@ import Testing
     }
 
     @Test func anUnknownBaselineBurstPastItsLimitKeepsEachPiecesLastEvent() {
-        let up = StateFixtures.state(StateFixtures.wired())
-        let down = StateFixtures.state(StateFixtures.wired(carrier: false))
+        let up = SystemState(interfaces: [Sample.eth0()])
+        let down = SystemState(interfaces: [Sample.uplink(2, "eth0", .wired, carrier: false)])
         let (_, steps) = transitions([up] + Array(repeating: [down, up], count: 100).flatMap { $0 } + [down])
         var settler = Settler(window: .seconds(1))
         let interface = steps.flatMap { $0 }.filter { $0.scope == .interface }

@@ -1,5 +1,4 @@
 import Foundation
-import NetPath
 import NetPathControl
 import Testing
 
