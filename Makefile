@@ -143,18 +143,18 @@ test: test-deps
 	@for ns in $$(ip netns list 2>/dev/null | awk '/^nptest-/ {print $$1}'); do \
 		echo "removing stale test namespace $$ns"; ip netns del "$$ns"; \
 	done
-	$(SWIFT) build --build-tests
+	$(TIMED) debug-build $(SWIFT) build --build-tests
 	@# The library's documentation must build with DocC, without a warning.
-	@$(MAKE) --no-print-directory docs
+	@$(TIMED) docs $(MAKE) --no-print-directory docs
 	@# The package tests build `make deb` from the release binaries: build them now, not while
 	@# other tests run (a no-op when they are up to date).
-	$(MAKE) --no-print-directory deb-build
+	$(TIMED) release-build $(MAKE) --no-print-directory deb-build
 	@test -n '$(SERIAL_SUITES)' || { echo "build-support/serial-suites.sh found no serial suite" >&2; exit 1; }
-	NETPATH_TEST_PHASE=parallel $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
+	$(TIMED) parallel-tests env NETPATH_TEST_PHASE=parallel $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
 	@# These suites measure time (hook timeouts, "no overrun with the default buffer" in a
 	@# 100,000-route storm): they run one test at a time, not against 300 others for two cores.
-	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'
-	@$(MAKE) --no-print-directory test-as-nobody
+	$(TIMED) serial-tests $(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'
+	@$(TIMED) tests-as-nobody $(MAKE) --no-print-directory test-as-nobody
 	@# The host phase: the .deb on a real Debian 12 guest under qemu (Tests/Host/README.md).
 	@$(if $(filter 0 no false,$(HOST_PHASE)),echo "host phase skipped (HOST_PHASE=$(HOST_PHASE))",$(MAKE) --no-print-directory test-host)
 
@@ -163,6 +163,8 @@ test: test-deps
 # in it: systemd as PID 1, Debian's kernel, real Wi-Fi, systemd-networkd and NetworkManager.
 # NETPATH_HOST_ONLY=PART runs only the scenarios whose name contains PART.
 HOST_PHASE ?= 1
+# Each step of `make test` says how long it took.
+TIMED := build-support/timed.sh
 HOST_DIR := .build/host
 DEB_ARCH = $(shell dpkg --print-architecture)
 test-host: host-deps deb-deps deb-build
