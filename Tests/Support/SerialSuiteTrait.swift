@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// A release build (make install-build builds every target) has no Testing module: this file is
+// for the test builds only.
+#if canImport(Testing)
 import Foundation
 import Testing
 
@@ -39,3 +42,4 @@ extension Trait where Self == SerialSuiteTrait {
     /// Runs the suite in `make test`'s serial phase (``SerialSuiteTrait``).
     public static var serialSuite: Self { Self() }
 }
+#endif
