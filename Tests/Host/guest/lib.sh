@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Helpers the scenarios source (bash). A scenario fails at its first failed check: `fail` names
 # what was expected and what the guest's own tools reported instead.
+# A pipeline's check ends in `grep PATTERN >/dev/null`, never `grep -q`: grep -q leaves at the first
+# match, and under pipefail the writer's SIGPIPE would fail the check.
 
 HOST=/host
 HOOK_LOG=/var/log/netpath/hook-events
@@ -51,7 +53,7 @@ field_is() { # VALUE COMMAND...: COMMAND prints VALUE
 }
 
 ensure_installed() {
-	if ! dpkg-query -W -f '${Status}' netpath 2>/dev/null | grep -q 'install ok installed'; then
+	if ! dpkg-query -W -f '${Status}' netpath 2>/dev/null | grep 'install ok installed' >/dev/null; then
 		dpkg -i "$HOST/netpath.deb" >/dev/null
 	fi
 	wait_for 60 "netpathd active" field_is active unit_property netpathd.service ActiveState
@@ -102,7 +104,7 @@ chrony_with_one_offline_source() {
 	chrony_online 0 || fail "chrony's source is online before any route: $(chronyc -n activity)"
 }
 chrony_online() { # COUNT: chronyd has COUNT sources online
-	chronyc -n activity | grep -q "^$1 sources online"
+	chronyc -n activity | grep "^$1 sources online" >/dev/null
 }
 
 # lan_with_dhcp NAME [NET]: a veth NAME whose peer, in a namespace of its own (NAME-lan), has

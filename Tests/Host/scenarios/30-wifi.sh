@@ -77,7 +77,7 @@ wait_for 60 "iw says wlan0 is associated" bash -c "iw dev wlan0 link | grep -q '
 wait_for 60 "networkctl says wlan0 is routable" bash -c "networkctl status wlan0 | grep -q 'State: routable'"
 
 say "netpath calls it wifi, like the kernel (nl80211) does"
-iw dev wlan0 info | grep -q "type managed" || fail "iw does not show wlan0 as a managed station"
+iw dev wlan0 info | grep "type managed" >/dev/null || fail "iw does not show wlan0 as a managed station"
 # What made the old classifier say `other`: hwsim's device sits under devices/virtual. Without it
 # this scenario could not see that defect put back.
 case $(readlink -f /sys/class/net/wlan0) in
@@ -90,7 +90,7 @@ esac
 wait_for 20 "the hook saw carrier-up for wlan0 as wifi" hook_saw carrier-up wlan0 wifi
 wait_for 30 "policy uplink's primary is wlan0" field_is wlan0 path_field uplink primary
 lease=$(networkctl status wlan0 | sed -n 's/^ *Address: \([0-9.]*\) (DHCP4.*/\1/p')
-[ -n "$lease" ] && interface_field wlan0 'addresses[].address' | grep -qx "$lease" ||
+[ -n "$lease" ] && interface_field wlan0 'addresses[].address' | grep -x "$lease" >/dev/null ||
 	fail "netpath's addresses for wlan0 ($(interface_field wlan0 'addresses[].address' | tr '\n' ' ')) lack networkd's lease $lease"
 
 say "the access point goes away: carrier-down, and the path moves to the cellular link"

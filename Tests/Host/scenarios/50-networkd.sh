@@ -16,7 +16,7 @@ chmod 0755 /etc/networkd-dispatcher/routable.d/50-record
 on_exit rm -f /etc/networkd-dispatcher/routable.d/50-record
 use_config /root/networkd.toml
 rm -f /var/log/netpath/networkd-dialect
-netpathctl hooks | grep -q "chrony-onoffline" || fail "netpathctl hooks does not list chrony's script: $(netpathctl hooks)"
+netpathctl hooks | grep "chrony-onoffline" >/dev/null || fail "netpathctl hooks does not list chrony's script: $(netpathctl hooks)"
 
 say "networkd takes a lease on lan0 from dnsmasq"
 lan_with_dhcp lan0
@@ -37,7 +37,7 @@ wait_for 20 "netpath has networkd's lease $lease on lan0" has_address lan0 "$lea
 wait_for 20 "the default policy's primary is lan0" field_is lan0 path_field default primary
 [ "$(path_field default 'gateways[0]')" = "$gateway" ] ||
 	fail "netpath's gateway $(path_field default 'gateways[0]') is not networkctl's $gateway"
-netpathctl explain | grep -q lan0 || fail "explain does not mention lan0: $(netpathctl explain)"
+netpathctl explain | grep lan0 >/dev/null || fail "explain does not mention lan0: $(netpathctl explain)"
 
 say "the networkd dialect: routable.d ran with networkctl's state, and chrony's script worked"
 wait_for 30 "our routable.d script ran for lan0 (routable, $lease)" \
