@@ -20,7 +20,7 @@ public enum Connectivity: String, Hashable, Sendable, Codable, CaseIterable, Cus
 }
 
 /// How one probe is made: the part of `[connectivity]` the probe helper needs.
-public enum ProbeMethod: Hashable, Sendable {
+package enum ProbeMethod: Hashable, Sendable {
     /// An HTTP request to `uri`; `response` is the expected body (empty: expect status 204).
     case http(uri: String, response: String)
     /// ICMP echo requests: `count` to each of `hosts`; `reliability` hosts must answer.
@@ -28,18 +28,18 @@ public enum ProbeMethod: Hashable, Sendable {
 }
 
 /// One probe to make: on which interface, how, and how long it may take.
-public struct ProbeRequest: Hashable, Sendable {
+package struct ProbeRequest: Hashable, Sendable {
     /// The interface the probe's sockets are bound to (`SO_BINDTODEVICE`), as netpath writes names (escaped bytes).
-    public var interface: String
+    package var interface: String
     /// The interface's kernel index when the probe was asked for.
-    public var index: Int32
+    package var index: Int32
     /// How to probe.
-    public var method: ProbeMethod
+    package var method: ProbeMethod
     /// How long the whole probe may take before its verdict is `none`.
-    public var timeout: Duration
+    package var timeout: Duration
 
     /// A request with these values.
-    public init(interface: String, index: Int32, method: ProbeMethod, timeout: Duration) {
+    package init(interface: String, index: Int32, method: ProbeMethod, timeout: Duration) {
         self.interface = interface
         self.index = index
         self.method = method
@@ -48,23 +48,23 @@ public struct ProbeRequest: Hashable, Sendable {
 }
 
 /// What one probe found, with its evidence, before hysteresis (`up`/`down`) is applied.
-public struct ProbeResult: Hashable, Sendable {
+package struct ProbeResult: Hashable, Sendable {
     /// The interface probed.
-    public var interface: String
+    package var interface: String
     /// The verdict of this one probe; never ``Connectivity/unknown`` unless the helper failed.
-    public var connectivity: Connectivity
+    package var connectivity: Connectivity
     /// The portal's URL (a redirect's target, or the URL that answered with a page), for `portal`.
-    public var portalURL: String?
+    package var portalURL: String?
     /// The measured round-trip time, when anything answered.
-    public var roundTrip: Duration?
+    package var roundTrip: Duration?
     /// The fraction of probes that got no answer (0...1), for `icmp`; 0 or 1 for `http`.
-    public var loss: Double?
+    package var loss: Double?
     /// Why: a short, single-line, escaped text (`HTTP 302 to http://portal/login`,
     /// `connect: timed out after 5 s`, `2 of 3 hosts answered`) for `explain` and logs.
-    public var evidence: String
+    package var evidence: String
 
     /// A result with these values.
-    public init(
+    package init(
         interface: String,
         connectivity: Connectivity,
         portalURL: String? = nil,
@@ -83,7 +83,7 @@ public struct ProbeResult: Hashable, Sendable {
 
 /// Makes connectivity probes: the seam between the agent, which decides when to probe, and the
 /// sandboxed helper process that does it. Tests substitute a scripted fake.
-public protocol ConnectivityProbing: Sendable {
+package protocol ConnectivityProbing: Sendable {
     /// Probes once and returns what it found. Never throws: a helper that died or did not answer
     /// gives a result with ``Connectivity/unknown`` and the reason as evidence. Returns within
     /// the request's timeout plus a small grace.
