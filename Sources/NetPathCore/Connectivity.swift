@@ -3,20 +3,49 @@
 ///
 /// The states are NetworkManager's and ConnMan's; `unknown` is also the state of an interface
 /// that is not probed (probing is off, or the interface is not one of `[connectivity]`'s).
-public enum Connectivity: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+///
+/// A struct with static members rather than an enum, so that a new state in a later version
+/// is not a breaking change: a `switch` over it needs a `default:`. Its raw value is the
+/// text JSON, hook variables and configuration files carry.
+public struct Connectivity: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// Not probed yet, probing is disabled, or the probe helper is not answering.
-    case unknown
+    public static let unknown = Self(.unknown)
     /// No answer at all: nothing reached the endpoint (or no probed host answered).
-    case none
+    public static let none = Self(.none)
     /// Something answered, but not the expected answer and not a portal; or names do not resolve.
-    case limited
+    public static let limited = Self(.limited)
     /// A captive portal answered in the endpoint's place (a redirect, or a page instead of the
     /// expected answer).
-    case portal
+    public static let portal = Self(.portal)
     /// The expected answer came back: the link reaches the internet.
-    case full
+    public static let full = Self(.full)
 
+    /// Every state this version knows, in declaration order.
+    public static let allCases: [Self] = Value.allCases.map(Self.init)
+
+    /// The text form (`unknown`).
+    public var rawValue: String { value.rawValue }
+
+    /// The state whose text form is `rawValue`; `nil` for one this version does not know.
+    public init?(rawValue: String) {
+        guard let value = Value(rawValue: rawValue) else { return nil }
+        self.value = value
+    }
+
+    /// The text form.
     public var description: String { rawValue }
+
+    private enum Value: String, CaseIterable {
+        case unknown
+        case none
+        case limited
+        case portal
+        case full
+    }
+
+    private let value: Value
+
+    private init(_ value: Value) { self.value = value }
 }
 
 /// How one probe is made: the part of `[connectivity]` the probe helper needs.

@@ -136,6 +136,7 @@ package struct ConnectivityTracker: Hashable, Sendable {
         case .limited: return 2
         case .portal: return 3
         case .full: return 4
+        default: return 0  // a state this version does not know counts as no verdict
         }
     }
 
