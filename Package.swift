@@ -263,7 +263,8 @@ let package = Package(
         .testTarget(
             name: "NetPathAgentTests",
             dependencies: [
-                "NetPathAgent", "NetPath", "NetPathCore", "NetPathControl", "NetPathPlugin", "NetPathTesting", "TestSupport",
+                "NetPathAgent", "NetPath", "NetPathCore", "NetPathControl", "NetPathPlugin", "NetPathTesting",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -24,7 +24,9 @@ public struct NetworkPath: Hashable, Sendable {
     /// A struct with static members rather than an enum, so that a new reason in a later version
     /// is not a breaking change: a `switch` over it needs a `default:`. Its raw value is the
     /// text JSON, hook variables and configuration files carry.
-    public struct UnsatisfiedReason: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public struct UnsatisfiedReason: RawRepresentable, Hashable, Sendable, Codable, CaseIterable,
+        CustomStringConvertible
+    {
         /// No allowed interface is connected (admin up with carrier).
         public static let noInterface = Self(.noInterface)
         /// Allowed interfaces are connected and addressed, but none has a default route.

@@ -45,7 +45,8 @@ struct PublicSurfaceTests {
         var counts: [String: Int] = [:]
         var undocumented: [String: Int] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            if let match = line.wholeMatch(of: /([A-Za-z]+): ([0-9]+) public declarations, ([0-9]+) without a \/\/\/ comment/) {
+            let pattern = /([A-Za-z]+): ([0-9]+) public declarations, ([0-9]+) without a \/\/\/ comment/
+            if let match = line.wholeMatch(of: pattern) {
                 counts[String(match.1)] = Int(match.2)
                 undocumented[String(match.1)] = Int(match.3)
             }
