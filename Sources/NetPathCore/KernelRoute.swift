@@ -1,5 +1,5 @@
 /// The route the kernel would use for traffic from this host to the internet, for one family:
-/// what `ip route get` answers for ``probe(_:)``, with `ip rule` applied.
+/// what `ip route get` answers for an address on the internet, with `ip rule` applied.
 ///
 /// It is how policy routing becomes visible to path evaluation: a WireGuard tunnel whose default
 /// route lives in table 51820 behind an fwmark rule (wg-quick), per-uplink tables with source
