@@ -6,7 +6,7 @@
 //      ProbeHelper                netpath-probe, the sandboxed connectivity probe helper netpathd starts
 //   4  NetPathAgent               the agent as a library: main loop, control server, notify, metrics
 //      ShippedPlugins             the plugins under Plugins/, as netpathd and netpathctl register them
-//      NetPathTesting             a scriptable fake path source and connectivity prober for tests (product)
+//      NetPathTesting             a scriptable fake path source for tests (product), and a connectivity prober for the package's
 //      Network                    Apple's NWPathMonitor, NWPath, NWInterface names on Linux (product)
 //   3  NetPath                    the library product: monitors and sources; re-exports model, plugin protocol
 //      NetPathDispatch            hooks: discovery, trust, invocation contract, per-subject dispatch
@@ -227,18 +227,6 @@ let package = Package(
             dependencies: ["NetPathPlugin", "RouteMetricsPlugin", "EventLogPlugin"],
             path: "Plugins/Shipped"
         ),
-        // A program that embeds the agent and registers its own plugin: `swift run netpath-embedded-example`.
-        .executableTarget(
-            name: "netpath-embedded-example",
-            dependencies: [
-                "NetPath",
-                "NetPathAgent",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ],
-            path: "Examples/EmbeddedAgent"
-        ),
         // A runnable PathMonitor / HostMonitor example: `swift run netpath-example`.
         .executableTarget(
             name: "netpath-example",
@@ -280,7 +268,8 @@ let package = Package(
         .testTarget(
             name: "NetPathAgentTests",
             dependencies: [
-                "NetPathAgent", "NetPath", "NetPathCore", "NetPathControl", "NetPathTesting", "TestSupport",
+                "NetPathAgent", "NetPath", "NetPathCore", "NetPathControl", "NetPathPlugin", "NetPathTesting",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

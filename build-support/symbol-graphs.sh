@@ -14,7 +14,9 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     shift
 done
 [ $# -gt 0 ] && shift
-bin=$(swift build --show-bin-path)
+# BIN_PATH: the debug build's directory, for callers (the tests) that must not run SwiftPM
+# while it holds the build directory's lock.
+bin=${BIN_PATH:-$(swift build --show-bin-path)}
 exports="NetPath $(sed -nE 's/^@_exported import (class |struct |enum |protocol |typealias |func |var )?([A-Za-z.]+).*/\2/p' Sources/NetPath/Exports.swift)"
 for module in $(printf '%s\n' $exports "$@" | cut -d. -f1 | sort -u); do
     mkdir -p "$out/$module"

@@ -26,7 +26,7 @@ enum MetricPlan {
             case .wired: return wired
             case .wifi: return wifi
             case .cellular: return cellular
-            case .loopback, .other: return other
+            default: return other
             }
         }
     }

@@ -7,7 +7,7 @@ extension PluginRegistry {
     ///
     /// netpathctl registers the same ones, so `check-config` validates plugin names in rules and
     /// `[plugin.NAME]` tables exactly as the agent does.
-    public static var shipped: PluginRegistry {
+    package static var shipped: PluginRegistry {
         var registry = PluginRegistry()
         registry.register(RouteMetricsPlugin.self)
         registry.register(EventLogPlugin.self)

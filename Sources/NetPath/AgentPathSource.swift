@@ -55,6 +55,9 @@ public final class AgentPathSource: PathSource, Sendable {
     /// let strict = AgentPathSource(fallback: .fail)
     /// let lenient = AgentPathSource(fallback: .local(.shared))
     /// ```
+    ///
+    /// Complete: without an agent a source either fails or evaluates locally, so this enum will
+    /// not grow.
     public enum Fallback: Sendable {
         /// Throw an ``AgentPathSourceError`` (``AgentPathSourceError/Code/noAgent``,
         /// ``AgentPathSourceError/Code/permissionDenied`` or

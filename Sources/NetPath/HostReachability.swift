@@ -14,6 +14,9 @@ public struct HostReachability: Hashable, Sendable, Codable {
     /// ```swift
     /// if reachability.status == .unresolved { print("check the name") }
     /// ```
+    ///
+    /// Complete: a host is reachable, unreachable, or has no address to reach, so this enum will
+    /// not grow.
     public enum Status: String, Hashable, Sendable, Codable {
         /// A connected interface with a usable address has a route to the host.
         case reachable
@@ -29,6 +32,8 @@ public struct HostReachability: Hashable, Sendable, Codable {
     /// ```swift
     /// if reachability.unresolvedReason == .lookingUp { showSpinner() }
     /// ```
+    ///
+    /// Complete: a lookup is under way or failed, so this enum will not grow.
     public enum UnresolvedReason: Hashable, Sendable, Codable, CustomStringConvertible {
         /// The name's first lookup has not answered yet (a slow or unanswering name server);
         /// the answer arrives as a change.

@@ -52,7 +52,7 @@ public final class KernelPathSource: PathSource, Sendable {
     /// ```swift
     /// print(source.options.namespace ?? "this namespace")
     /// ```
-    public let options: NetlinkEngine.Options
+    public let options: Options
     let builder: SystemStateBuilder
     /// How the run's ``HostResolver`` looks a name up (on its own threads).
     let lookup: HostResolver.Lookup
@@ -86,9 +86,47 @@ public final class KernelPathSource: PathSource, Sendable {
         var last: NetworkPath?
     }
 
+    /// What a source follows, and how.
+    ///
+    /// ```swift
+    /// let lab = KernelPathSource(options: .init(namespace: "lab"))
+    /// let tethers = KernelPathSource(options: .init(interfaces: [InterfaceOverride(match: try Glob("usb*"), metered: true)]))
+    /// ```
+    public struct Options: Sendable {
+        /// Follow this named network namespace (`/run/netns/NAME`) instead of the process's own.
+        public var namespace: String?
+        /// Classification overrides by interface name, as netpath.toml's `[[interface]]` tables
+        /// give the agent: the first whose pattern matches a link sets its type, metered or constrained.
+        public var interfaces: [InterfaceOverride]
+        /// The netlink receive buffer requested with `SO_RCVBUFFORCE` (the kernel doubles it).
+        public var receiveBufferSize: Int
+        /// Where the source reports netlink overruns, resynchronisations and failures.
+        public var logger: Logger
+
+        /// Options for the process's namespace, no overrides, a 4 MiB receive buffer and a
+        /// `netpath.netlink` logger.
+        public init(
+            namespace: String? = nil,
+            interfaces: [InterfaceOverride] = [],
+            receiveBufferSize: Int = 4 << 20,
+            logger: Logger = Logger(label: "netpath.netlink")
+        ) {
+            self.namespace = namespace
+            self.interfaces = interfaces
+            self.receiveBufferSize = receiveBufferSize
+            self.logger = logger
+        }
+
+        /// The netlink engine's settings for these options.
+        package var engine: NetlinkEngine.Options {
+            NetlinkEngine.Options(namespace: namespace, receiveBufferSize: receiveBufferSize, logger: logger)
+        }
+    }
+
+    /// A source that follows `options.namespace` with `options.interfaces` applied.
+    ///
     /// - Parameters:
-    ///   - options: the netlink engine's settings; `namespace` follows a named network namespace.
-    ///   - builder: classification (overrides, sysfs root) and the resolv.conf path.
+    ///   - options: the namespace, the classification overrides, the receive buffer and logger.
     ///   - resolve: how host names (policy targets, ``HostMonitor`` hosts) are looked up, on the
     ///     source's resolver threads, never on a caller's or the delivery queue: it may block. An
     ///     empty answer counts as a failed lookup. `nil` (the default) uses `getaddrinfo`, whose
@@ -98,9 +136,19 @@ public final class KernelPathSource: PathSource, Sendable {
     /// let lab = KernelPathSource(options: .init(namespace: "lab"))
     /// let fixed = KernelPathSource(resolve: { _ in ["203.0.113.7"] })
     /// ```
-    public init(
-        options: NetlinkEngine.Options = NetlinkEngine.Options(),
-        builder: SystemStateBuilder = SystemStateBuilder(),
+    public convenience init(options: Options = Options(), resolve: (@Sendable (String) -> [IPAddress])? = nil) {
+        self.init(
+            options: options,
+            builder: SystemStateBuilder(classifier: InterfaceClassifier(overrides: options.interfaces)),
+            resolve: resolve
+        )
+    }
+
+    /// A source whose builder also sets the sysfs root and resolv.conf path (netpathctl's
+    /// `--sysfs-root`, tests' fixtures); `builder`'s classifier wins over `options.interfaces`.
+    package init(
+        options: Options,
+        builder: SystemStateBuilder,
         resolve: (@Sendable (String) -> [IPAddress])? = nil
     ) {
         self.options = options
@@ -204,7 +252,7 @@ public final class KernelPathSource: PathSource, Sendable {
         // is read by the run's first evaluation anyway.
         let doorbell = Doorbell()
         let resolver = HostResolver(lookup: lookup, logger: options.logger) { doorbell.ring() }
-        let observer = SystemObserver(engine: NetlinkEngine(options: options), builder: builder, hosts: resolver)
+        let observer = SystemObserver(engine: NetlinkEngine(options: options.engine), builder: builder, hosts: resolver)
         let snapshots: AsyncStream<KernelSnapshot>
         do {
             snapshots = try observer.startEngine()

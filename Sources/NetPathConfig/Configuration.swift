@@ -66,14 +66,14 @@ public struct Configuration: Hashable, Sendable {
     public var rules: [Rule]
     /// The `[connectivity]` table: how interfaces are probed for internet access; `nil` (no
     /// table, the default) probes nothing and every interface's connectivity stays `unknown`.
-    public var connectivity: ConnectivitySettings?
+    package var connectivity: ConnectivitySettings?
     /// The `[plugin.NAME]` tables by plugin name, unvalidated: each plugin checks its own.
     public var plugins: [String: TOMLTable]
     /// What validation accepted but found suspicious, as `FILE:LINE:COL: warning: …`.
     public var warnings: [Diagnostic]
 
     /// Creates a configuration; an empty `policies` becomes `[PathPolicy.default]`.
-    public init(
+    package init(
         agent: Agent = Agent(),
         hookDirectories: [HookDirectorySetting] = [],
         interfaces: [InterfaceOverride] = [],

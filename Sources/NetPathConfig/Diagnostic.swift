@@ -6,6 +6,8 @@ import NetPathCore
 /// found and what was expected.
 public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     /// How serious a problem is.
+    ///
+    /// Complete: a problem rejects the configuration or does not, so this enum will not grow.
     public enum Severity: String, Hashable, Sendable {
         /// The configuration is rejected.
         case error

@@ -174,6 +174,10 @@ public struct RuleMatcher: Sendable {
                 type = event.path.map { $0.primary?.type } ?? event.interfaceType
                 isMetered = event.path?.isExpensive
                 connectivity = event.connectivity ?? event.path?.connectivity
+            default:
+                // A scope this version does not know names no interface: the filters do not match it.
+                noun = event.scope.rawValue
+                connectivity = event.connectivity
             }
         }
     }

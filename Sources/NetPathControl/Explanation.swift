@@ -133,6 +133,7 @@ package struct Explanation: Sendable {
         switch event.scope {
         case .interface: return "interface \(event.name) \(event.interface ?? "")"
         case .path: return "path \(event.name) (\(event.policy ?? ""))"
+        default: return "\(event.scope) \(event.name)"
         }
     }
 

@@ -1,22 +1,22 @@
 /// The outcome of classifying one link: type, kind, driver, metered and the facts behind them.
-public struct Classification: Hashable, Sendable {
+package struct Classification: Hashable, Sendable {
     /// The interface type the steps (and overrides) decided.
-    public var type: InterfaceType
+    package var type: InterfaceType
     /// The netlink link kind (`veth`, `wireguard`, …); empty for hardware.
-    public var kind: String
+    package var kind: String
     /// The bound driver's name; empty when there is none.
-    public var driver: String
+    package var driver: String
     /// Whether traffic on the link should be treated as costly.
-    public var isMetered: Bool
+    package var isMetered: Bool
     /// Where ``isMetered`` came from.
-    public var meteredReason: Interface.MeteredReason
+    package var meteredReason: Interface.MeteredReason
     /// Whether an override marks the link constrained (low-data mode).
-    public var isConstrained: Bool
+    package var isConstrained: Bool
     /// Human-readable facts, in the order they decided (e.g. `"DEVTYPE=wlan"`, `"override wwan*"`).
-    public var classifiedBy: [String]
+    package var classifiedBy: [String]
 
     /// A classification with these values; what is not given is empty or false.
-    public init(
+    package init(
         type: InterfaceType,
         kind: String = "",
         driver: String = "",
@@ -44,26 +44,26 @@ public struct Classification: Hashable, Sendable {
 /// other.
 ///
 /// Overrides then replace the type, metered or constrained flags by name.
-public struct InterfaceClassifier: Sendable {
+package struct InterfaceClassifier: Sendable {
     /// Drivers of USB WWAN modems that present a network interface.
-    public static let cellularDrivers: Set<String> = [
+    package static let cellularDrivers: Set<String> = [
         "qmi_wwan", "cdc_mbim", "huawei_cdc_ncm", "sierra_net", "mhi_net", "ipa", "rmnet", "cdc_wdm",
     ]
     /// Netlink link kinds of modem data links (WWAN framework, Qualcomm rmnet and qmimux).
-    public static let cellularLinkKinds: Set<String> = ["wwan", "rmnet", "qmimux"]
+    package static let cellularLinkKinds: Set<String> = ["wwan", "rmnet", "qmimux"]
     /// Drivers that phones use for USB tethering; such links are wired but usually metered.
-    public static let tetherDrivers: Set<String> = ["rndis_host", "cdc_ether", "cdc_ncm", "ipheth"]
+    package static let tetherDrivers: Set<String> = ["rndis_host", "cdc_ether", "cdc_ncm", "ipheth"]
 
     /// The configured overrides, applied in order.
-    public var overrides: [InterfaceOverride]
+    package var overrides: [InterfaceOverride]
 
     /// A classifier that applies `overrides`, in order, after the built-in steps.
-    public init(overrides: [InterfaceOverride] = []) {
+    package init(overrides: [InterfaceOverride] = []) {
         self.overrides = overrides
     }
 
     /// Classifies one link.
-    public func classify(_ facts: LinkFacts) -> Classification {
+    package func classify(_ facts: LinkFacts) -> Classification {
         var result = Self.classifyByFacts(facts)
         for override in overrides where override.match.matches(facts.name) {
             if let type = override.type, type != result.type {

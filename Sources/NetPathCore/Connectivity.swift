@@ -3,24 +3,53 @@
 ///
 /// The states are NetworkManager's and ConnMan's; `unknown` is also the state of an interface
 /// that is not probed (probing is off, or the interface is not one of `[connectivity]`'s).
-public enum Connectivity: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+///
+/// A struct with static members rather than an enum, so that a new state in a later version
+/// is not a breaking change: a `switch` over it needs a `default:`. Its raw value is the
+/// text JSON, hook variables and configuration files carry.
+public struct Connectivity: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// Not probed yet, probing is disabled, or the probe helper is not answering.
-    case unknown
+    public static let unknown = Self(.unknown)
     /// No answer at all: nothing reached the endpoint (or no probed host answered).
-    case none
+    public static let none = Self(.none)
     /// Something answered, but not the expected answer and not a portal; or names do not resolve.
-    case limited
+    public static let limited = Self(.limited)
     /// A captive portal answered in the endpoint's place (a redirect, or a page instead of the
     /// expected answer).
-    case portal
+    public static let portal = Self(.portal)
     /// The expected answer came back: the link reaches the internet.
-    case full
+    public static let full = Self(.full)
 
+    /// Every state this version knows, in declaration order.
+    public static let allCases: [Self] = Value.allCases.map(Self.init)
+
+    /// The text form (`unknown`).
+    public var rawValue: String { value.rawValue }
+
+    /// The state whose text form is `rawValue`; `nil` for one this version does not know.
+    public init?(rawValue: String) {
+        guard let value = Value(rawValue: rawValue) else { return nil }
+        self.value = value
+    }
+
+    /// The text form.
     public var description: String { rawValue }
+
+    private enum Value: String, CaseIterable {
+        case unknown
+        case none
+        case limited
+        case portal
+        case full
+    }
+
+    private let value: Value
+
+    private init(_ value: Value) { self.value = value }
 }
 
 /// How one probe is made: the part of `[connectivity]` the probe helper needs.
-public enum ProbeMethod: Hashable, Sendable {
+package enum ProbeMethod: Hashable, Sendable {
     /// An HTTP request to `uri`; `response` is the expected body (empty: expect status 204).
     case http(uri: String, response: String)
     /// ICMP echo requests: `count` to each of `hosts`; `reliability` hosts must answer.
@@ -28,18 +57,18 @@ public enum ProbeMethod: Hashable, Sendable {
 }
 
 /// One probe to make: on which interface, how, and how long it may take.
-public struct ProbeRequest: Hashable, Sendable {
+package struct ProbeRequest: Hashable, Sendable {
     /// The interface the probe's sockets are bound to (`SO_BINDTODEVICE`), as netpath writes names (escaped bytes).
-    public var interface: String
+    package var interface: String
     /// The interface's kernel index when the probe was asked for.
-    public var index: Int32
+    package var index: Int32
     /// How to probe.
-    public var method: ProbeMethod
+    package var method: ProbeMethod
     /// How long the whole probe may take before its verdict is `none`.
-    public var timeout: Duration
+    package var timeout: Duration
 
     /// A request with these values.
-    public init(interface: String, index: Int32, method: ProbeMethod, timeout: Duration) {
+    package init(interface: String, index: Int32, method: ProbeMethod, timeout: Duration) {
         self.interface = interface
         self.index = index
         self.method = method
@@ -48,23 +77,23 @@ public struct ProbeRequest: Hashable, Sendable {
 }
 
 /// What one probe found, with its evidence, before hysteresis (`up`/`down`) is applied.
-public struct ProbeResult: Hashable, Sendable {
+package struct ProbeResult: Hashable, Sendable {
     /// The interface probed.
-    public var interface: String
+    package var interface: String
     /// The verdict of this one probe; never ``Connectivity/unknown`` unless the helper failed.
-    public var connectivity: Connectivity
+    package var connectivity: Connectivity
     /// The portal's URL (a redirect's target, or the URL that answered with a page), for `portal`.
-    public var portalURL: String?
+    package var portalURL: String?
     /// The measured round-trip time, when anything answered.
-    public var roundTrip: Duration?
+    package var roundTrip: Duration?
     /// The fraction of probes that got no answer (0...1), for `icmp`; 0 or 1 for `http`.
-    public var loss: Double?
+    package var loss: Double?
     /// Why: a short, single-line, escaped text (`HTTP 302 to http://portal/login`,
     /// `connect: timed out after 5 s`, `2 of 3 hosts answered`) for `explain` and logs.
-    public var evidence: String
+    package var evidence: String
 
     /// A result with these values.
-    public init(
+    package init(
         interface: String,
         connectivity: Connectivity,
         portalURL: String? = nil,
@@ -83,7 +112,7 @@ public struct ProbeResult: Hashable, Sendable {
 
 /// Makes connectivity probes: the seam between the agent, which decides when to probe, and the
 /// sandboxed helper process that does it. Tests substitute a scripted fake.
-public protocol ConnectivityProbing: Sendable {
+package protocol ConnectivityProbing: Sendable {
     /// Probes once and returns what it found. Never throws: a helper that died or did not answer
     /// gives a result with ``Connectivity/unknown`` and the reason as evidence. Returns within
     /// the request's timeout plus a small grace.

@@ -3,31 +3,31 @@
 /// ```swift
 /// let settings = ConnectivitySettings(method: .http(uri: "http://192.0.2.1/generate_204", response: ""), down: 3)
 /// ```
-public struct ConnectivitySettings: Hashable, Sendable {
+package struct ConnectivitySettings: Hashable, Sendable {
     /// The default `uri`: a plain-HTTP endpoint that answers 204 with an empty body.
-    public static let defaultURI = "http://connectivity-check.ubuntu.com/"
+    package static let defaultURI = "http://connectivity-check.ubuntu.com/"
     /// The default `hosts` for `method = "icmp"`: two public resolvers of different operators.
-    public static let defaultHosts = ["1.1.1.1", "9.9.9.9"]
+    package static let defaultHosts = ["1.1.1.1", "9.9.9.9"]
 
     /// How each probe is made.
-    public var method: ProbeMethod
+    package var method: ProbeMethod
     /// How often a `full` interface is probed again (`interval`); the longest back-off while not full.
-    public var interval: Duration
+    package var interval: Duration
     /// How long one probe may take before its verdict is `none` (`timeout`).
-    public var timeout: Duration
+    package var timeout: Duration
     /// Which interfaces are probed, by name glob (`interfaces`); empty means every candidate.
-    public var interfaces: [Glob]
+    package var interfaces: [Glob]
     /// How many consecutive better results it takes to raise an interface's state (`up`).
-    public var up: Int
+    package var up: Int
     /// How many consecutive worse results it takes to lower an interface's state (`down`).
-    public var down: Int
+    package var down: Int
     /// A `full` answer slower than this counts as a failed check (`max_rtt`); `nil`: no limit.
-    public var maxRoundTrip: Duration?
+    package var maxRoundTrip: Duration?
     /// A `full` answer with more loss than this (0...1) counts as a failed check (`max_loss`); `nil`: no limit.
-    public var maxLoss: Double?
+    package var maxLoss: Double?
 
     /// Settings with these values; the defaults are the documented ones.
-    public init(
+    package init(
         method: ProbeMethod = .http(uri: ConnectivitySettings.defaultURI, response: ""),
         interval: Duration = .seconds(300),
         timeout: Duration = .seconds(5),
@@ -49,7 +49,7 @@ public struct ConnectivitySettings: Hashable, Sendable {
 
     /// Whether `interface` is probed: not loopback, usable (connected, addressed, with a default
     /// route), and named by ``interfaces`` when that is not empty.
-    public func probes(_ interface: Interface) -> Bool {
+    package func probes(_ interface: Interface) -> Bool {
         guard interface.type != .loopback, interface.isUsable else { return false }
         return interfaces.isEmpty || interfaces.contains { $0.matches(interface.name) }
     }

@@ -15,32 +15,32 @@
 /// var tracker = ConnectivityTracker(up: 1, down: 3)
 /// tracker.record(result)   // true when ``connectivity`` changed
 /// ```
-public struct ConnectivityTracker: Hashable, Sendable {
+package struct ConnectivityTracker: Hashable, Sendable {
     /// Consecutive better results needed to raise the state.
-    public var up: Int
+    package var up: Int
     /// Consecutive worse results needed to lower the state.
-    public var down: Int
+    package var down: Int
     /// A slower `full` answer is a failed check.
-    public var maxRoundTrip: Duration?
+    package var maxRoundTrip: Duration?
     /// A lossier `full` answer is a failed check.
-    public var maxLoss: Double?
+    package var maxLoss: Double?
 
     /// The state after hysteresis.
-    public private(set) var connectivity: Connectivity = .unknown
+    package private(set) var connectivity: Connectivity = .unknown
     /// The portal's URL while ``connectivity`` is ``Connectivity/portal``.
-    public private(set) var portalURL: String?
+    package private(set) var portalURL: String?
     /// The last result's round-trip time.
-    public private(set) var roundTrip: Duration?
+    package private(set) var roundTrip: Duration?
     /// The last result's loss.
-    public private(set) var loss: Double?
+    package private(set) var loss: Double?
     /// The last result's evidence, with hysteresis or quality notes; `nil` before any result.
-    public private(set) var evidence: String?
+    package private(set) var evidence: String?
     /// How many results in a row point away from ``connectivity`` in the same direction.
-    public private(set) var streak = 0
+    package private(set) var streak = 0
     private var streakUp = false
 
     /// A tracker with nothing recorded.
-    public init(up: Int = 1, down: Int = 1, maxRoundTrip: Duration? = nil, maxLoss: Double? = nil) {
+    package init(up: Int = 1, down: Int = 1, maxRoundTrip: Duration? = nil, maxLoss: Double? = nil) {
         self.up = max(1, up)
         self.down = max(1, down)
         self.maxRoundTrip = maxRoundTrip
@@ -48,13 +48,13 @@ public struct ConnectivityTracker: Hashable, Sendable {
     }
 
     /// A tracker with `settings`' thresholds.
-    public init(_ settings: ConnectivitySettings) {
+    package init(_ settings: ConnectivitySettings) {
         self.init(up: settings.up, down: settings.down, maxRoundTrip: settings.maxRoundTrip, maxLoss: settings.maxLoss)
     }
 
     /// What `result` counts as: its own verdict, or `limited` for a `full` answer outside
     /// `max_rtt` / `max_loss`; with the evidence to show for it.
-    public func verdict(of result: ProbeResult) -> (Connectivity, String) {
+    package func verdict(of result: ProbeResult) -> (Connectivity, String) {
         guard result.connectivity == .full else { return (result.connectivity, result.evidence) }
         if let limit = maxRoundTrip, let rtt = result.roundTrip, rtt > limit {
             return (
@@ -69,7 +69,7 @@ public struct ConnectivityTracker: Hashable, Sendable {
     }
 
     /// The longest portal URL or evidence kept; the rest is cut, marked with "…".
-    public static let maximumTextLength = 2048
+    package static let maximumTextLength = 2048
 
     /// Takes one result; returns whether ``connectivity`` changed.
     ///
@@ -77,7 +77,7 @@ public struct ConnectivityTracker: Hashable, Sendable {
     /// single-line (control characters escaped) and at most ``maximumTextLength`` characters,
     /// since they reach hook variables, events and logs.
     @discardableResult
-    public mutating func record(_ untrusted: ProbeResult) -> Bool {
+    package mutating func record(_ untrusted: ProbeResult) -> Bool {
         var result = untrusted
         result.portalURL = result.portalURL.map(Self.bounded)
         result.evidence = Self.bounded(result.evidence)
@@ -113,12 +113,12 @@ public struct ConnectivityTracker: Hashable, Sendable {
     }
 
     /// Back to nothing recorded: the interface stopped being probed.
-    public mutating func reset() {
+    package mutating func reset() {
         self = ConnectivityTracker(up: up, down: down, maxRoundTrip: maxRoundTrip, maxLoss: maxLoss)
     }
 
     /// `interface` with this tracker's state.
-    public func applied(to interface: Interface) -> Interface {
+    package func applied(to interface: Interface) -> Interface {
         var copy = interface
         copy.connectivity = connectivity
         copy.portalURL = portalURL
@@ -136,6 +136,7 @@ public struct ConnectivityTracker: Hashable, Sendable {
         case .limited: return 2
         case .portal: return 3
         case .full: return 4
+        default: return 0  // a state this version does not know counts as no verdict
         }
     }
 
@@ -157,7 +158,7 @@ extension Connectivity {
     /// Whether this state meets a policy's `require_connectivity = required`: `full` meets
     /// everything, `portal` meets `portal`. `unknown` (not probed yet, or not probed at all)
     /// meets every requirement: only a verdict can take an interface out (docs/connectivity.md).
-    public func satisfies(_ required: Connectivity) -> Bool {
+    package func satisfies(_ required: Connectivity) -> Bool {
         self == .unknown || ConnectivityTracker.rank(self) >= ConnectivityTracker.rank(required)
     }
 }

@@ -62,6 +62,8 @@ extension Event {
         case .interface:
             merged.previousInterface = older.previousInterface ?? previousInterface
             merged.changes = older.changes + changes.filter { !older.changes.contains($0) }
+        default:
+            break
         }
         return merged
     }

@@ -8,47 +8,6 @@ public struct Event: Hashable, Sendable {
     /// The JSON schema version.
     public static let version = 1
 
-    /// The event names (docs/events.md).
-    public enum Name: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
-        // Interface scope.
-        /// Interface: it appeared, it went away, it was set administratively up, or down.
-        case added, removed, up, down
-        /// Interface: the link detected a carrier (cable plugged, Wi-Fi associated).
-        case carrierUp = "carrier-up"
-        /// Interface: the link lost its carrier.
-        case carrierDown = "carrier-down"
-        /// Interface: an address was configured; see ``Event/address``.
-        case addressAdded = "address-added"
-        /// Interface: an address was removed; see ``Event/address``.
-        case addressRemoved = "address-removed"
-        /// Interface: type, metered, MTU, name or default routes changed. Path: a property changed while satisfied.
-        case changed
-        /// Interface: the probed connectivity changed (docs/connectivity.md). Path: the path's
-        /// connectivity (its primary's) changed. ``Event/connectivity`` and
-        /// ``Event/previousConnectivity`` say from what to what.
-        case connectivityChanged = "connectivity-changed"
-        // Path scope.
-        /// Path: the policy's path became satisfied, or stopped being satisfied.
-        case satisfied, unsatisfied
-
-        public var description: String { rawValue }
-
-        /// The scopes in which this name occurs.
-        public var scopes: [Scope] {
-            switch self {
-            case .changed, .connectivityChanged: return [.interface, .path]
-            case .satisfied, .unsatisfied: return [.path]
-            default: return [.interface]
-            }
-        }
-    }
-
-    /// Whether an event concerns one interface or one policy's path.
-    public enum Scope: String, Hashable, Sendable, Codable, CaseIterable {
-        /// An interface event (``Event/interface`` names it), or a policy's path event (``Event/policy``).
-        case interface, path
-    }
-
     /// The values, in one box that copies of the event share until one of them changes.
     ///
     /// An event is handed on by value many times on its way to a hook (to the rule matcher, the
@@ -193,6 +152,7 @@ public struct Event: Hashable, Sendable {
             if let index = interfaceState?.index { return Self.interfaceSubject(index) }
             return "interface:" + (interface ?? "")
         case .path: return "policy:" + (policy ?? "")
+        default: return scope.rawValue + ":" + (policy ?? interface ?? "")
         }
     }
 

@@ -4,6 +4,8 @@
 /// itself (RFC 5952 formatting for IPv6) and supports the prefix arithmetic path evaluation needs.
 public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The address family.
+    ///
+    /// Complete: an address is IPv4 or IPv6, so this enum will not grow.
     public enum Family: Int, Sendable, Hashable, Codable, Comparable {
         /// IPv4 (`AF_INET`).
         case ipv4 = 4

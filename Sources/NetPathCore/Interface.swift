@@ -8,21 +8,12 @@
 /// ```
 public struct Interface: Hashable, Sendable, Identifiable {
     /// The kernel's operational state (RFC 2863), as `ip link` prints it in lower case.
+    ///
+    /// Complete: these are RFC 2863's `ifOperStatus` values, which the kernel reports and which
+    /// have not changed since 2000, so this enum will not grow.
     public enum OperationalState: String, Sendable, Hashable, Codable {
         /// The RFC 2863 states; `up` means the link can pass packets.
         case unknown, notpresent, down, lowerlayerdown, testing, dormant, up
-    }
-
-    /// Why an interface counts as metered or not.
-    public enum MeteredReason: String, Sendable, Hashable, Codable {
-        /// An `[[interface]]` override in the configuration set it.
-        case override
-        /// Cellular links are metered.
-        case cellular
-        /// A USB phone-tether driver (rndis_host, cdc_ether, cdc_ncm, ipheth): guessed metered.
-        case tether
-        /// No evidence either way: not metered.
-        case `default`
     }
 
     /// The values, shared by copies until one of them changes (copy on write).

@@ -1,6 +1,9 @@
 /// One address configured on an interface, as the kernel reports it.
 public struct InterfaceAddress: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
     /// The address scope (`ip addr`'s `scope`).
+    ///
+    /// Complete: the kernel's named address scopes, unchanged since they were defined, so this
+    /// enum will not grow.
     public enum Scope: String, Sendable, Hashable, Codable {
         /// `global` reaches everywhere, `link` only the local link, `host` only this host.
         case global, site, link, host, nowhere

@@ -1,5 +1,5 @@
 /// The route the kernel would use for traffic from this host to the internet, for one family:
-/// what `ip route get` answers for ``probe(_:)``, with `ip rule` applied.
+/// what `ip route get` answers for an address on the internet, with `ip rule` applied.
 ///
 /// It is how policy routing becomes visible to path evaluation: a WireGuard tunnel whose default
 /// route lives in table 51820 behind an fwmark rule (wg-quick), per-uplink tables with source
@@ -44,12 +44,12 @@ public struct KernelRoute: Hashable, Sendable, Codable, CustomStringConvertible 
     /// The destination asked about: an address on the internet that no LAN route covers. No
     /// packet is ever sent to it; the kernel is only asked which route it would take, as an
     /// administrator types `ip route get 8.8.8.8`.
-    public static func probe(_ family: IPAddress.Family) -> IPAddress {
+    package static func probe(_ family: IPAddress.Family) -> IPAddress {
         family == .ipv4 ? "8.8.8.8" : "2001:4860:4860::8888"
     }
 
     /// A table's name as `ip` prints it: `main`, `default`, `local`, or its number.
-    public static func tableName(_ table: UInt32) -> String {
+    package static func tableName(_ table: UInt32) -> String {
         switch table {
         case 253: return "default"
         case DefaultRoute.mainTable: return "main"

@@ -2,28 +2,28 @@
 ///
 /// Classification is a pure function of these facts (and the configured overrides), so fixture
 /// facts classify in tests exactly like real ones.
-public struct LinkFacts: Hashable, Sendable, Codable {
+package struct LinkFacts: Hashable, Sendable, Codable {
     /// The interface name.
-    public var name: String
+    package var name: String
     /// The ARPHRD_* hardware type (1 Ethernet, 772 loopback, 519 raw IP, 65534 none).
-    public var arpType: UInt16
+    package var arpType: UInt16
     /// The netlink link kind (`IFLA_INFO_KIND`): `veth`, `bridge`, `tun`, …; empty for hardware.
-    public var linkKind: String
+    package var linkKind: String
     /// `DEVTYPE=` from the sysfs `uevent` file (`wlan`, `wwan`, `bridge`, …).
-    public var devType: String
+    package var devType: String
     /// A `wireless/` directory exists under the sysfs node.
-    public var hasWirelessDirectory: Bool
+    package var hasWirelessDirectory: Bool
     /// A `phy80211` link exists under the sysfs node.
-    public var hasPhy80211: Bool
+    package var hasPhy80211: Bool
     /// The sysfs node has a `device` link: it is backed by hardware (or a bus device).
-    public var hasDevice: Bool
+    package var hasDevice: Bool
     /// The resolved sysfs path lies under `devices/virtual`.
-    public var isVirtualPath: Bool
+    package var isVirtualPath: Bool
     /// The name of the driver bound to the device (`device/driver`).
-    public var driver: String
+    package var driver: String
 
     /// Facts for the link `name`; those not given are empty or false (an Ethernet link by default).
-    public init(
+    package init(
         name: String,
         arpType: UInt16 = ARPHardware.ether,
         linkKind: String = "",
@@ -47,13 +47,13 @@ public struct LinkFacts: Hashable, Sendable, Codable {
 }
 
 /// The ARPHRD_* values classification looks at (from `linux/if_arp.h`).
-public enum ARPHardware {
+package enum ARPHardware {
     /// `ARPHRD_ETHER`: Ethernet and Wi-Fi.
-    public static let ether: UInt16 = 1
+    package static let ether: UInt16 = 1
     /// `ARPHRD_RAWIP`: raw IP, as cellular modems present it.
-    public static let rawIP: UInt16 = 519
+    package static let rawIP: UInt16 = 519
     /// `ARPHRD_LOOPBACK`.
-    public static let loopback: UInt16 = 772
+    package static let loopback: UInt16 = 772
     /// `ARPHRD_NONE`: no link layer (tun, WireGuard).
-    public static let none: UInt16 = 65534
+    package static let none: UInt16 = 65534
 }

@@ -7,6 +7,9 @@
 /// ```
 public struct NetworkPath: Hashable, Sendable {
     /// Whether the path can be used.
+    ///
+    /// Complete: these are `NWPath.Status`'s three, and a new status would change what every
+    /// client decides from a path, so this enum will not grow.
     public enum Status: String, Hashable, Sendable, Codable {
         /// At least one interface satisfies the policy.
         case satisfied
@@ -17,26 +20,62 @@ public struct NetworkPath: Hashable, Sendable {
     }
 
     /// Why a path is unsatisfied.
-    public enum UnsatisfiedReason: String, Hashable, Sendable, Codable {
+    ///
+    /// A struct with static members rather than an enum, so that a new reason in a later version
+    /// is not a breaking change: a `switch` over it needs a `default:`. Its raw value is the
+    /// text JSON, hook variables and configuration files carry.
+    public struct UnsatisfiedReason: RawRepresentable, Hashable, Sendable, Codable, CaseIterable,
+        CustomStringConvertible
+    {
         /// No allowed interface is connected (admin up with carrier).
-        case noInterface = "no-interface"
+        public static let noInterface = Self(.noInterface)
         /// Allowed interfaces are connected and addressed, but none has a default route.
-        case noRoute = "no-route"
+        public static let noRoute = Self(.noRoute)
         /// Every interface present has a type the policy prohibits (some may also lack a required type).
-        case onlyProhibitedTypes = "only-prohibited-types"
+        public static let onlyProhibitedTypes = Self(.onlyProhibitedTypes)
         /// The policy requires types, and no interface of any of them is present: every interface
         /// there is of another type (a `wired` monitor on a Wi-Fi-only box).
-        case requiredTypeAbsent = "required-type-absent"
+        public static let requiredTypeAbsent = Self(.requiredTypeAbsent)
         /// Only metered interfaces could carry the path, and the policy denies metered ones.
-        case meteredDenied = "metered-denied"
+        public static let meteredDenied = Self(.meteredDenied)
         /// The policy has a target, and no usable interface routes to it.
-        case targetUnreachable = "target-unreachable"
+        public static let targetUnreachable = Self(.targetUnreachable)
         /// The policy's target is a host name that has no address yet: it is being looked up
         /// (off the agent's loop), or the lookup failed. `netpathctl explain` says which.
-        case targetUnresolved = "target-unresolved"
+        public static let targetUnresolved = Self(.targetUnresolved)
         /// Interfaces could carry the path, but none has the connectivity the policy's
         /// `require_connectivity` asks for (their probes found no internet, or only a portal).
-        case noConnectivity = "no-connectivity"
+        public static let noConnectivity = Self(.noConnectivity)
+
+        /// Every reason this version knows, in declaration order.
+        public static let allCases: [Self] = Value.allCases.map(Self.init)
+
+        /// The text form (`no-interface`).
+        public var rawValue: String { value.rawValue }
+
+        /// The reason whose text form is `rawValue`; `nil` for one this version does not know.
+        public init?(rawValue: String) {
+            guard let value = Value(rawValue: rawValue) else { return nil }
+            self.value = value
+        }
+
+        /// The Swift name (`noInterface`), as the enum this was printed.
+        public var description: String { String(describing: value) }
+
+        private enum Value: String, CaseIterable {
+            case noInterface = "no-interface"
+            case noRoute = "no-route"
+            case onlyProhibitedTypes = "only-prohibited-types"
+            case requiredTypeAbsent = "required-type-absent"
+            case meteredDenied = "metered-denied"
+            case targetUnreachable = "target-unreachable"
+            case targetUnresolved = "target-unresolved"
+            case noConnectivity = "no-connectivity"
+        }
+
+        private let value: Value
+
+        private init(_ value: Value) { self.value = value }
     }
 
     /// The identity of an interface as a path refers to it (`NWInterface`'s fields).
@@ -123,6 +162,8 @@ public struct NetworkPath: Hashable, Sendable {
     public var loss: Double?
 
     /// Who evaluated a path: see ``NetworkPath/origin``.
+    ///
+    /// Complete: a path is evaluated either in this process or by the agent, so this enum will not grow.
     public enum Origin: String, Hashable, Sendable, Codable {
         /// This process, from the kernel's netlink state (`KernelPathSource`), with this
         /// process's classification: the administrator's interface overrides do not apply.

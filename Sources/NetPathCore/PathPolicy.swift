@@ -5,6 +5,8 @@
 /// ```
 public struct PathPolicy: Hashable, Sendable, Codable {
     /// How metered interfaces are treated.
+    ///
+    /// Complete: a metered interface is allowed, avoided or denied, so this enum will not grow.
     public enum MeteredMode: String, Hashable, Sendable, Codable, CaseIterable {
         /// Metered interfaces count like any other.
         case allow

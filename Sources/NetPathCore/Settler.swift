@@ -163,6 +163,9 @@ package struct Settler: Sendable {
             }
         case .path:
             known[subject] = event.path.map { .path($0) }
+        default:
+            // A scope this settler does not know has no baseline to diff against.
+            known[subject] = nil
         }
     }
 
@@ -189,6 +192,8 @@ package struct Settler: Sendable {
         case .path:
             guard case .path(let old)? = before, let new = last.path else { return burst.events }
             return PathTracker.pathEvents(from: old, to: new, at: last.time)
+        default:
+            return burst.events
         }
     }
 }

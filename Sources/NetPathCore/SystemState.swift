@@ -80,6 +80,8 @@ public struct SystemState: Hashable, Sendable, Codable {
     /// What is known about reaching one target (a policy's `target`).
     public struct TargetReachability: Hashable, Sendable, Codable {
         /// How far resolving the target's name has got.
+        ///
+        /// Complete: a lookup is done, under way or failed, so this enum will not grow.
         public enum Resolution: Hashable, Sendable {
             /// ``addresses`` is the answer (or the target is an address).
             case resolved

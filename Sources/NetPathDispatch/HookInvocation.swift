@@ -317,7 +317,8 @@ package struct HookInvocation: Hashable, Sendable {
             addresses = ""
             gateways = spaced(path?.gateways ?? []) { $0.description }
             portalURL = path?.portalURL
-        case .interface:
+        default:
+            // `interface`, and a scope this version does not know: its interface's values, if any.
             connectivity = event.connectivity ?? state?.connectivity ?? .unknown
             status = state?.operState.rawValue ?? ""
             metered = state?.isMetered ?? false

@@ -94,7 +94,7 @@ package enum NetworkdInvocation {
         case .loopback: return "loopback"
         case .wifi: return "wlan"
         case .cellular: return "wwan"
-        case .wired, .other: break
+        default: break
         }
         if ["bridge", "bond", "vlan", "wireguard"].contains(interface.kind) { return interface.kind }
         return interface.mac.isEmpty ? "none" : "ether"

@@ -32,24 +32,24 @@ import Synchronization
 /// for await snapshot in snapshots { … }
 /// engine.stop()
 /// ```
-public final class NetlinkEngine: Sendable {
+package final class NetlinkEngine: Sendable {
     /// Engine settings.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Run in this named network namespace (`/run/netns/NAME`) instead of the caller's.
-        public var namespace: String?
+        package var namespace: String?
         /// The receive buffer requested with `SO_RCVBUFFORCE` (the kernel doubles it). 2 MiB held
         /// a 100,000-route storm with no overrun on an idle machine (libnl-facts.md), but not
         /// always with the CPU saturated by other work (BENCHMARKS.md); 4 MiB leaves headroom,
         /// and costs memory only while it is full.
-        public var receiveBufferSize: Int
+        package var receiveBufferSize: Int
         /// Where the engine reports overruns, resynchronisations and failures.
-        public var logger: Logger
+        package var logger: Logger
         /// Whether the kernel drops the route notifications the engine would drop unparsed
         /// (``RouteFilter``). Off only in tests that need a storm to reach the engine.
         package var filtersRoutesInKernel = true
 
         /// Options for the caller's namespace, a 4 MiB receive buffer and a `netpath.netlink` logger.
-        public init(
+        package init(
             namespace: String? = nil,
             receiveBufferSize: Int = 4 << 20,
             logger: Logger = Logger(label: "netpath.netlink")

@@ -21,16 +21,16 @@ import NetPathCore
 ///   not of the caller's (libnl-facts.md, "sysfs inside a namespace"). A process that only
 ///   `setns`-ed into a namespace reads the host's nodes; names then may not match, and a missing
 ///   node simply yields the netlink facts alone.
-public struct SysfsReader: Sendable {
+package struct SysfsReader: Sendable {
     /// The sysfs mount point as given.
-    public let root: String
+    package let root: String
     /// `root` with symbolic links resolved once, so that link targets can be compared with it.
     private let resolvedRoot: String
 
     /// Creates a reader of the sysfs tree mounted at `root`.
     ///
     /// - Parameter root: the sysfs mount point; a fixture directory in tests.
-    public init(root: String = "/sys") {
+    package init(root: String = "/sys") {
         self.root = root
         var trimmed = root
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
@@ -47,7 +47,7 @@ public struct SysfsReader: Sendable {
     ///   - name: the interface name, as netlink reported it.
     ///   - arpType: the `ARPHRD_*` type from netlink.
     ///   - linkKind: `IFLA_INFO_KIND` from netlink; empty for hardware.
-    public func facts(name: String, arpType: UInt16, linkKind: String) -> LinkFacts {
+    package func facts(name: String, arpType: UInt16, linkKind: String) -> LinkFacts {
         var facts = LinkFacts(name: name, arpType: arpType, linkKind: linkKind)
         // Kernel names never contain "/" and are never "." or ".."; a name that does (from a trace
         // file, say) must not walk out of class/net.

@@ -6,15 +6,15 @@ import NetPathCore
 ///
 /// sysfs is read once per link (and again after a rename), not on every change: the facts it
 /// holds do not change while a link exists, and re-reading on the hot path would cost syscalls.
-public struct SystemStateBuilder: Sendable {
+package struct SystemStateBuilder: Sendable {
     /// The classifier, with the configured overrides.
-    public var classifier: InterfaceClassifier {
+    package var classifier: InterfaceClassifier {
         didSet { classifierGeneration &+= 1 }
     }
     /// Where link facts are read (`/sys`, or a fixture tree in tests).
-    public var sysfs: SysfsReader
+    package var sysfs: SysfsReader
     /// Where DNS servers come from.
-    public var resolvConfPath: String
+    package var resolvConfPath: String
     /// Follows ``resolvConfPath`` (`SystemObserver` sets it, and its engine reads the events):
     /// with it, an update reads no file and makes no system call for DNS unless the file changed.
     package var resolvConfWatch: FileChangeWatch?
@@ -94,7 +94,7 @@ public struct SystemStateBuilder: Sendable {
     }
 
     /// A builder with these sources; the defaults read the host's `/sys` and `/etc/resolv.conf`.
-    public init(
+    package init(
         classifier: InterfaceClassifier = InterfaceClassifier(),
         sysfs: SysfsReader = SysfsReader(),
         resolvConfPath: String = "/etc/resolv.conf"

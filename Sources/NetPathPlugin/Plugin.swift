@@ -38,12 +38,10 @@ import NetPathCore
 ///         }
 ///     }
 /// }
-///
-/// var registry = PluginRegistry()
-/// registry.register(OutageCounter.self)          // now `plugins = ["outage-counter"]` is valid
 /// ```
 ///
-/// The plugin is enabled by a `[plugin.outage-counter]` table and by naming it in a rule's
+/// netpathd runs the plugins it is built with: a new one is a target under `Plugins/`, registered
+/// in `Plugins/Shipped/ShippedPlugins.swift` (docs/plugins.md). The plugin is enabled by a `[plugin.outage-counter]` table and by naming it in a rule's
 /// `plugins = [...]`; it then receives the events that rule matches.
 ///
 /// ## What the agent guarantees
@@ -117,16 +115,16 @@ extension Plugin {
 /// ```
 ///
 /// Created from a configuration table alone (``init(configuration:)``) it ignores every event.
-public struct ClosurePlugin: Plugin {
+package struct ClosurePlugin: Plugin {
     /// The placeholder type name; a closure plugin runs under the name it was registered with.
-    public static var name: String { "closure" }
+    package static var name: String { "closure" }
 
     private let handler: @Sendable (Event, PluginContext) async throws -> Void
     private let onStart: @Sendable (PluginContext) async throws -> Void
     private let onStop: @Sendable (PluginContext) async throws -> Void
 
     /// Creates a plugin that calls `handler` for each event, and `start` and `stop` around them.
-    public init(
+    package init(
         start: @escaping @Sendable (PluginContext) async throws -> Void = { _ in },
         stop: @escaping @Sendable (PluginContext) async throws -> Void = { _ in },
         handler: @escaping @Sendable (Event, PluginContext) async throws -> Void
@@ -137,14 +135,14 @@ public struct ClosurePlugin: Plugin {
     }
 
     /// A plugin that ignores every event.
-    public init(configuration: PluginConfiguration) {
+    package init(configuration: PluginConfiguration) {
         self.init { _, _ in }
     }
 
-    public func handle(_ event: Event, context: PluginContext) async throws {
+    package func handle(_ event: Event, context: PluginContext) async throws {
         try await handler(event, context)
     }
 
-    public func start(context: PluginContext) async throws { try await onStart(context) }
-    public func stop(context: PluginContext) async throws { try await onStop(context) }
+    package func start(context: PluginContext) async throws { try await onStart(context) }
+    package func stop(context: PluginContext) async throws { try await onStop(context) }
 }

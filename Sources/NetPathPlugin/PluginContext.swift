@@ -17,18 +17,42 @@ public struct PluginContext: Sendable {
     private let granted: Set<PluginCapability>
     private let editor: (any RouteEditor)?
 
-    /// Creates a context, for the runner and for testing a plugin directly.
+    /// A context that reads `state` and `paths`, for testing a plugin directly.
+    ///
+    /// ```swift
+    /// let context = PluginContext(pluginName: "audit", logger: Logger(label: "test"), state: state)
+    /// try await plugin.handle(event, context: context)
+    /// ```
     ///
     /// - Parameters:
     ///   - pluginName: The plugin's name.
     ///   - logger: Its logger.
-    ///   - view: Where ``state`` and ``paths`` come from.
+    ///   - state: What ``state`` returns.
+    ///   - paths: What ``paths`` returns.
     ///   - capabilities: The capabilities granted.
-    ///   - routeEditor: The editor behind ``PluginCapability/routeEditing``, if the agent has one.
+    ///   - routeEditor: The editor behind ``PluginCapability/routeEditing``, if any.
     public init(
         pluginName: String,
         logger: Logger,
-        view: PluginStateView = PluginStateView(),
+        state: SystemState = SystemState(),
+        paths: [NetworkPath] = [],
+        capabilities: Set<PluginCapability> = [],
+        routeEditor: (any RouteEditor)? = nil
+    ) {
+        self.init(
+            pluginName: pluginName,
+            logger: logger,
+            view: PluginStateView(state: state, paths: paths),
+            capabilities: capabilities,
+            routeEditor: routeEditor
+        )
+    }
+
+    /// A context that reads the agent's shared view, which the agent updates before each change's events.
+    package init(
+        pluginName: String,
+        logger: Logger,
+        view: PluginStateView,
         capabilities: Set<PluginCapability> = [],
         routeEditor: (any RouteEditor)? = nil
     ) {
@@ -74,16 +98,16 @@ public struct PluginContext: Sendable {
 
 /// The state and paths plugins read: one shared, locked value the agent updates after each
 /// change, before delivering the change's events.
-public final class PluginStateView: Sendable {
+package final class PluginStateView: Sendable {
     /// One consistent reading.
-    public struct Current: Hashable, Sendable {
+    package struct Current: Hashable, Sendable {
         /// The system state.
-        public var state: SystemState
+        package var state: SystemState
         /// Every policy's path, in configuration order.
-        public var paths: [NetworkPath]
+        package var paths: [NetworkPath]
 
         /// A reading of `state` and `paths`.
-        public init(state: SystemState = SystemState(), paths: [NetworkPath] = []) {
+        package init(state: SystemState = SystemState(), paths: [NetworkPath] = []) {
             self.state = state
             self.paths = paths
         }
@@ -92,15 +116,15 @@ public final class PluginStateView: Sendable {
     private let value: Mutex<Current>
 
     /// A view that holds `state` and `paths` until ``update(state:paths:)``.
-    public init(state: SystemState = SystemState(), paths: [NetworkPath] = []) {
+    package init(state: SystemState = SystemState(), paths: [NetworkPath] = []) {
         value = Mutex(Current(state: state, paths: paths))
     }
 
     /// The latest state and paths.
-    public var current: Current { value.withLock { $0 } }
+    package var current: Current { value.withLock { $0 } }
 
     /// Replaces the state and paths.
-    public func update(state: SystemState, paths: [NetworkPath]) {
+    package func update(state: SystemState, paths: [NetworkPath]) {
         value.withLock { $0 = Current(state: state, paths: paths) }
     }
 }

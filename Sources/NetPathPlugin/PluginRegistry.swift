@@ -3,15 +3,16 @@ import NetPathCore
 
 /// The plugin types a program knows, by name: what `[plugin.NAME]` tables and rules may name.
 ///
-/// Register types in code and hand the registry to an embedded agent; the agent creates the
-/// plugins its configuration enables, each from its own `[plugin.NAME]` table:
+/// `PluginRegistry.shipped` registers the plugins under `Plugins/` and netpathd hands it to the
+/// agent, which creates the plugins its configuration enables, each from its own `[plugin.NAME]`
+/// table; package access, because nothing outside the package can run the agent:
 ///
 /// ```swift
 /// var registry = PluginRegistry()
 /// registry.register(PrimaryAnnouncer.self)
 /// registry.register(name: "audit") { event, context in context.logger.info("\(event.name)") }
 /// ```
-public struct PluginRegistry: Sendable {
+package struct PluginRegistry: Sendable {
     /// How to make one registered plugin.
     package struct Entry: Sendable {
         package var name: String
@@ -26,12 +27,12 @@ public struct PluginRegistry: Sendable {
     private var order: [String] = []
 
     /// An empty registry.
-    public init() {}
+    package init() {}
 
     /// Registers `type` under ``Plugin/name``.
     ///
     /// - Important: Names are unique; registering a second type under a taken name replaces the first.
-    public mutating func register<P: Plugin>(_ type: P.Type) {
+    package mutating func register<P: Plugin>(_ type: P.Type) {
         add(
             Entry(name: P.name, capabilities: P.capabilities, receivesObsoleteEvents: P.receivesObsoleteEvents) {
                 try P(configuration: $0)
@@ -41,7 +42,7 @@ public struct PluginRegistry: Sendable {
 
     /// Registers a plugin made by `make` under `name`: for closure plugins, or plugins that need
     /// values the configuration cannot give (a database handle, a test's recorder).
-    public mutating func register(
+    package mutating func register(
         name: String,
         capabilities: Set<PluginCapability> = [],
         receivesObsoleteEvents: Bool = false,
@@ -51,7 +52,7 @@ public struct PluginRegistry: Sendable {
     }
 
     /// Registers a ``ClosurePlugin`` that calls `handler` for each event.
-    public mutating func register(
+    package mutating func register(
         name: String,
         capabilities: Set<PluginCapability> = [],
         receivesObsoleteEvents: Bool = false,
@@ -121,13 +122,13 @@ public struct PluginRegistry: Sendable {
 }
 
 /// One plugin instance, created from its table and ready for a `PluginRunner`.
-public struct LoadedPlugin: Sendable {
-    public var name: String
-    public var capabilities: Set<PluginCapability>
-    public var receivesObsoleteEvents: Bool
+package struct LoadedPlugin: Sendable {
+    package var name: String
+    package var capabilities: Set<PluginCapability>
+    package var receivesObsoleteEvents: Bool
     /// The table it was created from: a reload compares it to decide whether anything changed.
-    public var configuration: PluginConfiguration
-    public var plugin: any Plugin
+    package var configuration: PluginConfiguration
+    package var plugin: any Plugin
 
     /// A plugin with the name, capabilities and queueing of its registry entry.
     package init(entry: PluginRegistry.Entry, configuration: PluginConfiguration, plugin: any Plugin) {
@@ -139,7 +140,7 @@ public struct LoadedPlugin: Sendable {
     }
 
     /// An instance of `P`, outside any registry (tests, embedding programs).
-    public init<P: Plugin>(_ plugin: P, configuration: PluginConfiguration? = nil) {
+    package init<P: Plugin>(_ plugin: P, configuration: PluginConfiguration? = nil) {
         self.name = P.name
         self.capabilities = P.capabilities
         self.receivesObsoleteEvents = P.receivesObsoleteEvents
@@ -148,7 +149,7 @@ public struct LoadedPlugin: Sendable {
     }
 
     /// Any plugin under `name` (closure plugins).
-    public init(
+    package init(
         name: String,
         capabilities: Set<PluginCapability> = [],
         receivesObsoleteEvents: Bool = false,

@@ -43,18 +43,18 @@ import Synchronization
 /// - Queued events made obsolete by a newer one of their subject are dropped (logged, counted),
 ///   unless the plugin asks for every event (``Plugin/receivesObsoleteEvents``).
 /// - ``deliver(_:to:)`` only enqueues: it never waits for a plugin.
-public final class PluginRunner: Sendable {
+package final class PluginRunner: Sendable {
     /// Runner settings.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How long one call (an event, or a lifecycle callback) may take.
-        public var timeout: Duration
+        package var timeout: Duration
         /// The most events one subject of one plugin keeps queued.
-        public var maxQueuedPerSubject: Int
+        package var maxQueuedPerSubject: Int
         /// How long ``stopAll()`` and ``reload(_:)`` wait for queued events to be delivered
         /// before they drop the rest and call `stop`.
-        public var drainTimeout: Duration
+        package var drainTimeout: Duration
 
-        public init(
+        package init(
             timeout: Duration = .seconds(10),
             maxQueuedPerSubject: Int = 64,
             drainTimeout: Duration = .seconds(5)
@@ -87,9 +87,9 @@ public final class PluginRunner: Sendable {
         var retired: [String: PluginStatistics] = [:]
     }
 
-    public let options: Options
+    package let options: Options
     /// The state and paths every context reads; ``update(state:paths:)`` sets it.
-    public let view: PluginStateView
+    package let view: PluginStateView
     private let routeEditor: (any RouteEditor)?
     private let logger: Logger
     private let state = Mutex(State())
@@ -102,7 +102,7 @@ public final class PluginRunner: Sendable {
     ///   - routeEditor: Given to plugins that declare ``PluginCapability/routeEditing``.
     ///   - options: Timeouts and queue bounds.
     ///   - logger: The runner's logger; each plugin logs through it with `plugin=NAME`.
-    public init(
+    package init(
         plugins: [LoadedPlugin],
         routeEditor: (any RouteEditor)? = nil,
         options: Options = Options(),
@@ -120,10 +120,10 @@ public final class PluginRunner: Sendable {
     }
 
     /// The running plugins' names, in start order.
-    public var pluginNames: [String] { state.withLock { $0.active.map(\.name) } }
+    package var pluginNames: [String] { state.withLock { $0.active.map(\.name) } }
 
     /// Each plugin's counters (including those a reload retired, merged under their name).
-    public var statistics: [String: PluginStatistics] {
+    package var statistics: [String: PluginStatistics] {
         state.withLock { state in
             var result = state.retired
             for (name, id) in state.active {
@@ -138,14 +138,14 @@ public final class PluginRunner: Sendable {
 
     /// Sets the state and paths plugins read through their context. Call it after each change,
     /// before delivering the change's events.
-    public func update(state: SystemState, paths: [NetworkPath]) {
+    package func update(state: SystemState, paths: [NetworkPath]) {
         view.update(state: state, paths: paths)
     }
 
     /// Calls every plugin's `start` (in order, each within the timeout). A plugin whose start
     /// fails is logged and counted, and still receives events. Events held by
     /// ``holdUntilStarted()`` follow each plugin's start.
-    public func startAll() async {
+    package func startAll() async {
         let lanes = state.withLock { state in state.active.compactMap { state.lanes[$0.id] } }
         for lane in lanes {
             await lifecycle("start", lane) { try await lane.plugin.plugin.start(context: lane.context) }
@@ -155,20 +155,20 @@ public final class PluginRunner: Sendable {
 
     /// Queues `event` for the plugins `names` (duplicates and names not running are ignored; the
     /// latter logged once). Never blocks.
-    public func deliver(_ event: Event, to names: [String]) {
+    package func deliver(_ event: Event, to names: [String]) {
         var seen: Set<String> = []
         for name in names where seen.insert(name).inserted { deliver(event, toPlugin: name) }
     }
 
     /// Queues `event` for every running plugin (dispatcher mode, tests).
-    public func deliverToAll(_ event: Event) {
+    package func deliverToAll(_ event: Event) {
         deliver(event, to: pluginNames)
     }
 
     /// Lets queued events drain (within ``Options/drainTimeout``), drops the rest, then calls
     /// every plugin's `stop` in reverse start order, each within the timeout. Later events are
     /// dropped.
-    public func stopAll() async {
+    package func stopAll() async {
         let ids = state.withLock { state in
             state.stopping = true
             return state.active.map(\.id)
@@ -182,12 +182,12 @@ public final class PluginRunner: Sendable {
     /// stopped, new one started). Unchanged plugins keep running undisturbed.
     ///
     /// The same as ``prepareReload(_:)`` followed by ``reload(_:)-(Reload)``.
-    public func reload(_ plugins: [LoadedPlugin]) async {
+    package func reload(_ plugins: [LoadedPlugin]) async {
         await reload(prepareReload(plugins))
     }
 
     /// A reload staged by ``prepareReload(_:)``, for ``reload(_:)-(Reload)`` to finish.
-    public struct Reload: Sendable {
+    package struct Reload: Sendable {
         /// Lanes of plugins the new configuration drops, already detached.
         fileprivate var removed: [UInt64] = []
         /// Plugins whose table changed: the running lane, and the held lane that receives the
@@ -202,7 +202,7 @@ public final class PluginRunner: Sendable {
     /// table changed, get a fresh lane that queues their events until ``reload(_:)-(Reload)``
     /// has settled who handles them. Call ``reload(_:)-(Reload)`` next, before any other
     /// lifecycle call.
-    public func prepareReload(_ plugins: [LoadedPlugin]) -> Reload {
+    package func prepareReload(_ plugins: [LoadedPlugin]) -> Reload {
         state.withLock { state in
             var plan = Reload()
             let running = Dictionary(
@@ -238,7 +238,7 @@ public final class PluginRunner: Sendable {
     /// table (one that does keeps its lane, and the events its successor queued meanwhile follow
     /// its own), drains and stops the removed and the replaced ones, then starts the new ones and
     /// lets their queued events through.
-    public func reload(_ plan: Reload) async {
+    package func reload(_ plan: Reload) async {
         var retiring = plan.removed
         var starting = plan.added
         for (runningID, successorID) in plan.changed {
@@ -278,14 +278,14 @@ public final class PluginRunner: Sendable {
     /// Holds every running plugin's deliveries until ``startAll()`` has called its `start`:
     /// events delivered meanwhile queue (bounded) instead of reaching a plugin not started yet.
     /// For a caller that delivers while another task runs ``startAll()``.
-    public func holdUntilStarted() {
+    package func holdUntilStarted() {
         state.withLock { state in
             for entry in state.active { state.lanes[entry.id]?.queues.hold() }
         }
     }
 
     /// Calls every plugin's `reopen` (SIGHUP: log rotation), each within the timeout.
-    public func reopenAll() async {
+    package func reopenAll() async {
         let lanes = state.withLock { state in state.active.compactMap { state.lanes[$0.id] } }
         for lane in lanes {
             await lifecycle("reopen", lane) { try await lane.plugin.plugin.reopen(context: lane.context) }
@@ -293,7 +293,7 @@ public final class PluginRunner: Sendable {
     }
 
     /// Returns when no plugin has a call running or an event queued, except behind a stuck call.
-    public func waitUntilIdle() async {
+    package func waitUntilIdle() async {
         await waitUntilIdle(lanes: nil)
     }
 

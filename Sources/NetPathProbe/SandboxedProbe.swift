@@ -10,12 +10,12 @@ import NetPathCore
 /// flight per interface: a request for an interface that is being probed joins that probe.
 /// Every answer is checked as untrusted input. ``probe(_:)`` never throws and returns within
 /// the request's timeout plus ``grace``.
-public actor SandboxedProbe: ConnectivityProbing {
+package actor SandboxedProbe: ConnectivityProbing {
     /// How long past a request's timeout the helper's answer is waited for before the helper is
     /// taken for stuck (killed and restarted).
-    public let grace: Duration
+    package let grace: Duration
     /// The longest wait between two restarts of a helper that keeps failing.
-    public let maximumBackOff: Duration
+    package let maximumBackOff: Duration
     private let helperPath: String?
 
     /// What one helper slot knows.
@@ -44,7 +44,7 @@ public actor SandboxedProbe: ConnectivityProbing {
 
     /// A client of the helper at `helperPath` (nil: the first that exists of netpath-probe next to the
     /// running executable, then `../libexec/netpath/`, then /usr/libexec/netpath/netpath-probe).
-    public init(helperPath: String? = nil, grace: Duration = .seconds(2), maximumBackOff: Duration = .seconds(30)) {
+    package init(helperPath: String? = nil, grace: Duration = .seconds(2), maximumBackOff: Duration = .seconds(30)) {
         self.helperPath = helperPath
         self.grace = grace
         self.maximumBackOff = maximumBackOff
@@ -55,25 +55,25 @@ public actor SandboxedProbe: ConnectivityProbing {
     }
 
     /// A helper as ``status()`` reports it.
-    public struct HelperStatus: Sendable, Hashable {
+    package struct HelperStatus: Sendable, Hashable {
         /// `http` or `icmp`.
-        public var mode: String
+        package var mode: String
         /// The running helper's process ID, if one runs.
-        public var processID: Int32?
+        package var processID: Int32?
         /// The user and group it runs as, once it said so.
-        public var uid: UInt32?
+        package var uid: UInt32?
         /// The group it runs as.
-        public var gid: UInt32?
+        package var gid: UInt32?
         /// Its effective capabilities as it reported them (0: none).
-        public var effectiveCapabilities: UInt64?
+        package var effectiveCapabilities: UInt64?
         /// How many times it was started.
-        public var starts: Int
+        package var starts: Int
         /// Why it last failed, escaped.
-        public var lastFailure: String?
+        package var lastFailure: String?
     }
 
     /// The helpers started so far.
-    public func status() -> [HelperStatus] {
+    package func status() -> [HelperStatus] {
         slots.sorted { $0.key < $1.key }.map { mode, slot in
             HelperStatus(
                 mode: mode,
@@ -88,7 +88,7 @@ public actor SandboxedProbe: ConnectivityProbing {
     }
 
     /// Stops every helper (probes in flight get `unknown`).
-    public func stop() {
+    package func stop() {
         for (mode, slot) in slots {
             slot.process?.kill()
             fail(mode: mode, "probe helper stopped")
@@ -97,7 +97,7 @@ public actor SandboxedProbe: ConnectivityProbing {
     }
 
     /// Probes `request.interface` in the helper for `request.method`; see ``ConnectivityProbing``.
-    public func probe(_ request: ProbeRequest) async -> ProbeResult {
+    package func probe(_ request: ProbeRequest) async -> ProbeResult {
         if let id = idByInterface[request.interface], inFlight[id] != nil {
             return await withCheckedContinuation { inFlight[id]!.waiters.append($0) }
         }

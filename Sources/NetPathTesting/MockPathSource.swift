@@ -38,6 +38,9 @@ public final class MockPathSource: PathSource, ReachabilitySource, Sendable {
     /// ```swift
     /// let script: [MockPathSource.Step] = [.path(.unsatisfied()), .wait(.milliseconds(100)), .finish(nil)]
     /// ```
+    ///
+    /// A test builds steps and does not switch over them: a new kind of step in a later version
+    /// breaks no test.
     public enum Step: Sendable {
         /// Send this path to every path subscriber.
         case path(NetworkPath)

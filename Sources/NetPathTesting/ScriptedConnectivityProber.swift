@@ -13,7 +13,7 @@ import Synchronization
 /// prober.set("eth0", .portal, portalURL: "http://portal.test/login", evidence: "HTTP 302 to http://portal.test/login")
 /// let options = AgentOptions(connectivityProber: { prober })
 /// ```
-public final class ScriptedConnectivityProber: ConnectivityProbing {
+package final class ScriptedConnectivityProber: ConnectivityProbing {
     private struct Verdict {
         var connectivity: Connectivity
         var portalURL: String?
@@ -34,10 +34,10 @@ public final class ScriptedConnectivityProber: ConnectivityProbing {
     private let sink: AsyncStream<ProbeRequest>.Continuation
 
     /// Every probe request, in the order they were made (one consumer).
-    public let requests: AsyncStream<ProbeRequest>
+    package let requests: AsyncStream<ProbeRequest>
 
     /// A prober that answers `default` for every interface nothing was set for.
-    public init(default connectivity: Connectivity = .full) {
+    package init(default connectivity: Connectivity = .full) {
         fallback = Verdict(
             connectivity: connectivity,
             roundTrip: .milliseconds(10),
@@ -48,7 +48,7 @@ public final class ScriptedConnectivityProber: ConnectivityProbing {
     }
 
     /// Makes the probes of `interface` answer `connectivity` from now on.
-    public func set(
+    package func set(
         _ interface: String,
         _ connectivity: Connectivity,
         portalURL: String? = nil,
@@ -67,12 +67,12 @@ public final class ScriptedConnectivityProber: ConnectivityProbing {
     }
 
     /// Makes the probes of `interface` wait, from now on, until ``release(_:)``.
-    public func hold(_ interface: String) {
+    package func hold(_ interface: String) {
         state.withLock { _ = $0.held.insert(interface) }
     }
 
     /// Lets the waiting and future probes of `interface` answer.
-    public func release(_ interface: String) {
+    package func release(_ interface: String) {
         let waiting = state.withLock { state in
             state.held.remove(interface)
             return state.waiting.removeValue(forKey: interface) ?? []
@@ -81,18 +81,18 @@ public final class ScriptedConnectivityProber: ConnectivityProbing {
     }
 
     /// Lets every held probe answer (for a test's clean-up).
-    public func releaseAll() {
+    package func releaseAll() {
         let names = state.withLock { Array($0.held) + Array($0.waiting.keys) }
         for name in Set(names) { release(name) }
     }
 
     /// How many probes of `interface` were asked for so far.
-    public func probeCount(_ interface: String) -> Int {
+    package func probeCount(_ interface: String) -> Int {
         state.withLock { $0.counts[interface] ?? 0 }
     }
 
     /// Records `request`, waits while its interface is held, and answers the verdict set for it.
-    public func probe(_ request: ProbeRequest) async -> ProbeResult {
+    package func probe(_ request: ProbeRequest) async -> ProbeResult {
         state.withLock { $0.counts[request.interface, default: 0] += 1 }
         sink.yield(request)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -11,6 +11,9 @@
     /// ```swift
     /// for case .hostPort(let host, _) in path.gateways { print("gateway", host) }
     /// ```
+    ///
+    /// Apple's cases that exist on Linux: code written for Apple's framework switches over them, so
+    /// this stays an enum and grows only with Apple's.
     public enum NWEndpoint: Hashable, Sendable, CustomDebugStringConvertible {
         /// A host and a port.
         case hostPort(host: NWEndpoint.Host, port: NWEndpoint.Port)
@@ -26,6 +29,9 @@
         /// ```swift
         /// let gateway: NWEndpoint.Host = "192.0.2.1"   // .ipv4(192.0.2.1)
         /// ```
+        ///
+        /// Apple's cases that exist on Linux: code written for Apple's framework switches over them, so
+        /// this stays an enum and grows only with Apple's.
         public enum Host: Hashable, Sendable, CustomDebugStringConvertible, ExpressibleByStringLiteral {
             /// A host name, optionally scoped to an interface.
             case name(String, NWInterface?)

@@ -19,6 +19,9 @@
         /// ```swift
         /// let wired = NWPathMonitor(requiredInterfaceType: .wiredEthernet)
         /// ```
+        ///
+        /// Apple's cases, exactly: code written for Apple's framework switches over them, so this stays
+        /// an enum and grows only when Apple's does.
         public enum InterfaceType: Hashable, Sendable {
             /// Virtual links, tunnels and anything not classified as one of the others.
             case other
@@ -72,7 +75,7 @@
             case .wifi: self = .wifi
             case .cellular: self = .cellular
             case .loopback: self = .loopback
-            case .other: self = .other
+            default: self = .other  // a type Apple's set does not have
             }
         }
 

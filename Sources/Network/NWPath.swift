@@ -18,6 +18,9 @@
         /// ```swift
         /// guard path.status == .satisfied else { return showOffline() }
         /// ```
+        ///
+        /// Apple's cases, exactly: code written for Apple's framework switches over them, so this stays
+        /// an enum and grows only when Apple's does.
         public enum Status: Hashable, Sendable {
             /// An allowed interface is up, addressed, and has a route.
             case satisfied
@@ -39,6 +42,9 @@
         /// ```swift
         /// if path.unsatisfiedReason == .cellularDenied { askForCellular() }   // never on Linux
         /// ```
+        ///
+        /// Apple's cases, exactly: code written for Apple's framework switches over them, so this stays
+        /// an enum and grows only when Apple's does.
         public enum UnsatisfiedReason: Hashable, Sendable {
             /// No specific reason: the only one on Linux.
             case notAvailable
@@ -179,6 +185,7 @@
             case .targetUnreachable: "Target unreachable"
             case .targetUnresolved: "Target not resolved"
             case .noConnectivity: "No internet connectivity"
+            default: "Unsatisfied (\(reason?.rawValue ?? "unknown"))"
             }
         }
     }

@@ -218,6 +218,8 @@ enum EventRenderer {
             if let previous = event.previousInterface, previous != event.interface { text += ", was \(previous)" }
             text += connectivity(event)
             return text
+        default:
+            return "\(clock)  \(event.scope) \(event.name.rawValue)" + connectivity(event)
         }
     }
 

@@ -214,6 +214,8 @@ struct Replay {
                 if let reason = path.unsatisfiedReason { text += " (\(reason.rawValue))" }
             }
             if let previous = event.previousInterface, previous != event.interface { text += ", was \(previous)" }
+        default:
+            break
         }
         return text
     }

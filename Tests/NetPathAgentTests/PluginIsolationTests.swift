@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NetPath
 import NetPathAgent
+import NetPathPlugin
 import ServiceLifecycle
 import Synchronization
 import TestSupport

@@ -39,7 +39,7 @@ struct HookVariablesTests {
             variables["NETPATH_ADDRESSES"] = ""
             variables["NETPATH_GATEWAYS"] = (path?.gateways ?? []).map(\.description).joined(separator: " ")
             variables["NETPATH_PORTAL_URL"] = connectivity == .portal ? path?.portalURL ?? "" : ""
-        case .interface:
+        default:
             let families = state?.routableFamilies ?? []
             connectivity = event.connectivity ?? state?.connectivity ?? .unknown
             variables["NETPATH_STATUS"] = state?.operState.rawValue ?? ""

@@ -7,10 +7,7 @@ import NetPath
 // it under `stdbuf -oL`.
 
 let overrides = [InterfaceOverride(match: try Glob("up*"), type: .wired, metered: true)]
-let source = KernelPathSource(
-    options: NetlinkEngine.Options(namespace: nil),
-    builder: SystemStateBuilder(classifier: InterfaceClassifier(overrides: overrides), sysfs: SysfsReader(root: "/sys"))
-)
+let source = KernelPathSource(options: .init(interfaces: overrides))
 let monitor = PathMonitor(requiredInterfaceType: .wired, source: source)
 monitor.pathUpdateHandler = { path in print("netpath \(path)") }
 monitor.start(queue: DispatchQueue(label: "custom"))
