@@ -35,7 +35,7 @@ public struct NetworkPath: Hashable, Sendable {
         /// (off the agent's loop), or the lookup failed. `netpathctl explain` says which.
         case targetUnresolved = "target-unresolved"
         /// Interfaces could carry the path, but none has the connectivity the policy's
-        /// `require_connectivity` asks for (their probes found no internet, or only a portal).
+        /// `require_connectivity` asks for (their probes found no internet, only a portal, or failed).
         case noConnectivity = "no-connectivity"
     }
 
