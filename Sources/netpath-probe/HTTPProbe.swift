@@ -93,10 +93,11 @@ enum HTTPProbe {
         let garbled = !answered && transfer.received > 0
 
         func result(_ state: Connectivity, _ evidence: String, portal: [UInt8]? = nil) -> ProbeWire.ProbeResultFields {
-            ProbeWire.ProbeResultFields(
+            let lost = !answered && !(garbled && state != .none)
+            return ProbeWire.ProbeResultFields(
                 connectivity: state,
                 roundTripMicroseconds: rtt,
-                lossPartsPerMillion: state == .unknown ? nil : (answered || garbled ? 0 : 1_000_000),
+                lossPartsPerMillion: state == .unknown ? nil : (lost ? 1_000_000 : 0),
                 portalURL: portal,
                 evidence: Array(evidence.utf8)
             )
