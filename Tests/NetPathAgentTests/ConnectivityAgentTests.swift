@@ -242,6 +242,8 @@ struct ConnectivityAgentTests {
             let agent = try Running(namespace: namespaces[0], prober: prober, config: Self.config)
             defer { prober.releaseAll() }
             try await agent.stopping {
+                // The hook log first: the control socket may not be there yet.
+                try await agent.awaitHookRun("interface connectivity-changed lte0 full unknown")
                 let status = try await agent.awaitStatus("the path is on lte0 while wired0's probe fails") {
                     $0.paths.first?.primary?.name == "lte0" && $0.paths.first?.connectivity == .full
                 }
