@@ -156,8 +156,8 @@ public struct ConnectivityTracker: Hashable, Sendable {
 extension Connectivity {
     /// Whether this state meets a policy's `require_connectivity = required`: `full` meets
     /// everything, `portal` meets `portal`. `unknown` meets every requirement here, as the state
-    /// alone cannot tell "not probed yet" from "the probe failed": the evaluator asks
-    /// ``Interface/meetsConnectivity(_:)``, which can (docs/connectivity.md).
+    /// alone cannot tell "not probed yet" from "the probe failed": the path evaluator also looks
+    /// at the interface's evidence, and holds a failed probe against it (docs/connectivity.md).
     public func satisfies(_ required: Connectivity) -> Bool {
         self == .unknown || ConnectivityTracker.rank(self) >= ConnectivityTracker.rank(required)
     }
