@@ -21,12 +21,12 @@
 //                                 per-subject workers, one bounded file read, descriptors 0–2,
 //                                 the monotonic clock and a condition lock for plain threads
 //      CNetlink                   the libnl import
-//      CLinux                     the system calls glibc declares only under _GNU_SOURCE (clone, pidfd, setns)
+//      CLinux                     what Swift's Glibc lacks: _GNU_SOURCE calls (clone, pidfd, setns), TCP_INFO
 //      CCurl, CSeccomp            the libcurl and libseccomp imports (netpath-probe only)
 //
 // Edges (→ depends on):
 //   NetPathConfig → Core                    NetPathLinux → Core, CNetlink, CLinux
-//   NetPathProbe → Core                     ProbeHelper → Core, NetPathProbe, CCurl, CSeccomp
+//   NetPathProbe → Core                     ProbeHelper → Core, NetPathProbe, CCurl, CSeccomp, CLinux
 //   NetPathControl → Core, Config           NetPathPlugin → Core, Config, Queues
 //   NetPathQueues → Core
 //   NetPathDispatch → Core, Config, Control, Queues, CLinux
@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "ProbeHelper",
             dependencies: [
-                "NetPathCore", "NetPathProbe", "CCurl", "CSeccomp",
+                "NetPathCore", "NetPathProbe", "CCurl", "CSeccomp", "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/netpath-probe"

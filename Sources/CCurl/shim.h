@@ -28,6 +28,12 @@ static inline CURLcode netpath_curl_set_sockopt_callback(CURL *curl, netpath_cur
     return curl_easy_setopt(curl, CURLOPT_SOCKOPTFUNCTION, value);
 }
 
+typedef int (*netpath_curl_closesocket_callback)(void *context, curl_socket_t socket);
+
+static inline CURLcode netpath_curl_set_closesocket_callback(CURL *curl, netpath_curl_closesocket_callback value) {
+    return curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
 static inline CURLcode netpath_curl_get_long(CURL *curl, CURLINFO info, long *value) {
     return curl_easy_getinfo(curl, info, value);
 }

@@ -6,10 +6,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +25,20 @@ int np_o_path(void) { return O_PATH; }
 int np_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
 
 int np_eventfd_nonblocking(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int np_tcp_bytes_received(int fd, uint64_t *bytes) {
+    struct tcp_info info;
+    socklen_t length = sizeof(info);
+    memset(&info, 0, sizeof(info));
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    // A kernel older than the field (4.1) fills less: nothing known to have arrived.
+    if (length < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received)) {
+        *bytes = 0;
+        return 0;
+    }
+    *bytes = info.tcpi_bytes_received;
+    return 0;
+}
 
 /// A system call that returns -errno on failure, as the kernel does, so that every step of the
 /// child reads alike. The vfork-style child may write errno through `syscall()`: it shares the

@@ -66,18 +66,33 @@ package struct Explanation: Sendable {
         return out
     }
 
-    /// The probed interfaces with the evidence behind each state; empty when nothing was probed.
+    /// The probed interfaces with the evidence behind each state, and which `unknown` each
+    /// `unknown` is (not probed yet, probing off, the probe failed); empty when probing is off
+    /// and no policy requires connectivity.
     var connectivityText: String {
-        let probed = interfaces.filter { $0.connectivityEvidence != nil }
-        guard !probed.isEmpty || configuration.connectivity != nil else { return "" }
+        let covered = interfaces.filter { i in
+            i.connectivityEvidence != nil || configuration.connectivity?.probes(i) == true
+        }
+        let requiring = configuration.policies.contains { $0.requireConnectivity != nil }
+        guard !covered.isEmpty || configuration.connectivity != nil || requiring else { return "" }
         var out = "Connectivity (docs/connectivity.md)\n"
-        if probed.isEmpty {
+        guard configuration.connectivity != nil || !covered.isEmpty else {
+            out +=
+                "  probing is off (no [connectivity] table): every interface is unknown, and require_connectivity takes none out\n\n"
+            return out
+        }
+        if !covered.contains(where: { $0.connectivityEvidence != nil }) {
             out += "  nothing probed yet\n\n"
             return out
         }
         var rows: [[String]] = []
-        for i in probed {
+        for i in covered {
             var state = i.connectivity.rawValue
+            if i.connectivityProbeFailed {
+                state += " (the probe failed)"
+            } else if i.connectivityEvidence == nil {
+                state += " (not probed yet)"
+            }
             if let url = i.portalURL { state += " \(url.escapingControlCharacters)" }
             var quality: [String] = []
             if let rtt = i.roundTrip { quality.append("\(Int(rtt.milliseconds.rounded())) ms") }

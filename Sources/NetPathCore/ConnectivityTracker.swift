@@ -156,9 +156,28 @@ package struct ConnectivityTracker: Hashable, Sendable {
 
 extension Connectivity {
     /// Whether this state meets a policy's `require_connectivity = required`: `full` meets
-    /// everything, `portal` meets `portal`. `unknown` (not probed yet, or not probed at all)
-    /// meets every requirement: only a verdict can take an interface out (docs/connectivity.md).
+    /// everything, `portal` meets `portal`. `unknown` meets every requirement here, as the state
+    /// alone cannot tell "not probed yet" from "the probe failed": the path evaluator also looks
+    /// at the interface's evidence, and holds a failed probe against it (docs/connectivity.md).
     package func satisfies(_ required: Connectivity) -> Bool {
         self == .unknown || ConnectivityTracker.rank(self) >= ConnectivityTracker.rank(required)
+    }
+}
+
+extension Interface {
+    /// Whether a probe of this interface ended without a verdict: its connectivity is `unknown`
+    /// although it has evidence, which only a probe's result gives (the probe helper failed, or
+    /// could not bind its socket).
+    package var connectivityProbeFailed: Bool { connectivity == .unknown && connectivityEvidence != nil }
+
+    /// Whether this interface meets a policy's `require_connectivity = required`.
+    ///
+    /// An interface not probed yet, or not probed at all (probing off, not a covered interface),
+    /// meets it: there is nothing to hold against it. Once a probe has ended, only a verdict
+    /// that meets it does: `unknown` then means the probe failed, and a failure is not held to be
+    /// the internet, so that nothing a server sends (not even an answer that crashes or stalls
+    /// the probe helper) keeps a policy that requires `full` on the interface.
+    package func meetsConnectivity(_ required: Connectivity) -> Bool {
+        !connectivityProbeFailed && connectivity.satisfies(required)
     }
 }

@@ -155,6 +155,10 @@ public struct Interface: Hashable, Sendable, Identifiable {
     }
     /// Why ``connectivity`` is what it is: the last probe's evidence (`HTTP 302 to …`), single-line
     /// and escaped; `nil` when the interface was never probed.
+    ///
+    /// - Important: `unknown` with evidence means a probe ended without a verdict (the probe
+    ///   helper failed), and `require_connectivity` holds that against the interface; `unknown`
+    ///   without evidence (not probed yet) it does not.
     public var connectivityEvidence: String? {
         get { box.value.connectivityEvidence }
         _modify { yield &box.value.connectivityEvidence }

@@ -44,7 +44,7 @@ public struct NetworkPath: Hashable, Sendable {
         /// (off the agent's loop), or the lookup failed. `netpathctl explain` says which.
         public static let targetUnresolved = Self(.targetUnresolved)
         /// Interfaces could carry the path, but none has the connectivity the policy's
-        /// `require_connectivity` asks for (their probes found no internet, or only a portal).
+        /// `require_connectivity` asks for (their probes found no internet, only a portal, or failed).
         public static let noConnectivity = Self(.noConnectivity)
 
         /// Every reason this version knows, in declaration order.

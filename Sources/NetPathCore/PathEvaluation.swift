@@ -13,7 +13,7 @@ package struct PathEvaluation: Hashable, Sendable {
         case noRouteToTarget = "no-route-to-target"
         /// The policy's target is a host name with no address yet: being looked up, or the lookup failed.
         case targetUnresolved = "target-unresolved"
-        /// Its connectivity (probed) is below the policy's `require_connectivity`.
+        /// Its connectivity (probed) is below the policy's `require_connectivity`, or its probe failed.
         case connectivity = "no-connectivity"
     }
 

@@ -243,13 +243,14 @@ private struct Evaluation {
                 )
             }
         }
-        // Last: an interface that could carry the path but whose probe found too little. Only a
-        // verdict counts against it; unknown (not probed yet, or not probed) does not.
-        if let required = policy.requireConnectivity, !i.connectivity.satisfies(required) {
+        // Last: an interface that could carry the path but whose probe found too little, or
+        // failed; not probed yet (or not probed) does not count against it.
+        if let required = policy.requireConnectivity, !i.meetsConnectivity(required) {
+            let state = i.connectivityProbeFailed ? "unknown (the probe failed)" : "\(i.connectivity)"
             return .failure(
                 why(
                     .connectivity,
-                    "connectivity \(i.connectivity), require_connectivity = \"\(required)\""
+                    "connectivity \(state), require_connectivity = \"\(required)\""
                         + (i.connectivityEvidence.map { ": \($0)" } ?? "")
                 )
             )

@@ -31,8 +31,8 @@ public struct PathPolicy: Hashable, Sendable, Codable {
     public var target: String?
     /// The connectivity an interface needs to be a candidate (`require_connectivity`): `full`,
     /// or `portal` to accept a captive portal too; `nil` (the default) asks for none. An
-    /// interface whose state is ``Connectivity/unknown`` (not probed yet, or not probed)
-    /// is not held to it (docs/connectivity.md).
+    /// interface whose state is ``Connectivity/unknown`` because it is not probed yet (or not
+    /// probed) is not held to it; one whose probe failed is (docs/connectivity.md).
     public var requireConnectivity: Connectivity?
 
     /// A policy with these values; the defaults allow every interface type.

@@ -44,11 +44,15 @@ package enum HTTPVerdict {
     ///   → `portal` at `url`;
     /// - any other 2xx that is a page (Content-Type text/html or application/xhtml+xml, or a body
     ///   that starts with `<`) → `portal` at `url`;
+    /// - a status code outside 100–599 (libcurl passes any three digits) → `limited`;
     /// - everything else (a 2xx that is not a page, a 3xx without Location, 1xx, 4xx, 5xx) → `limited`.
     package static func classify(_ answer: Answer, url: [UInt8], expected: [UInt8]) -> (
         Connectivity, portalURL: [UInt8]?, evidence: String
     ) {
         let status = answer.status
+        guard (100...599).contains(status) else {
+            return (.limited, nil, "HTTP \(status), which is not a status code (100–599)")
+        }
         if expected.isEmpty {
             if status == 204 && answer.body.isEmpty { return (.full, nil, "HTTP 204 as expected") }
         } else if status == 200 && !answer.truncated && trimmed(answer.body) == trimmed(expected) {

@@ -1,4 +1,5 @@
 import CCurl
+import CLinux
 import Glibc
 import NetPathCore
 import NetPathProbe
@@ -20,6 +21,9 @@ enum HTTPProbe {
         var body: [UInt8] = []
         var truncated = false
         var bindError: Int32?
+        /// What the server sent on every connection, counted by the kernel as each socket
+        /// closes: bytes that libcurl read but could not take for an HTTP answer count too.
+        var received: UInt64 = 0
 
         init(interface: [UInt8], bodyLimit: Int) {
             self.interface = interface
@@ -73,6 +77,8 @@ enum HTTPProbe {
             // probe would then follow the routing table, not the link. Here it fails.
             set(netpath_curl_set_pointer(curl, CURLOPT_SOCKOPTDATA, context))
             set(netpath_curl_set_sockopt_callback(curl, sockoptCallback))
+            set(netpath_curl_set_pointer(curl, CURLOPT_CLOSESOCKETDATA, context))
+            set(netpath_curl_set_closesocket_callback(curl, closeSocketCallback))
             guard setup == CURLE_OK else { return setup }
             return curl_easy_perform(curl)
         }
@@ -81,12 +87,17 @@ enum HTTPProbe {
         curl_get_long(curl, CURLINFO_RESPONSE_CODE, &status)
         let rtt = roundTrip(curl)
         let answered = status > 0
+        // Bytes arrived that libcurl could not take for an HTTP answer (HTTP/0.9, an unknown
+        // version, a status code it rejects, a cut status line, TLS where plain HTTP was asked
+        // for, a TLS handshake that failed): the server answered, just not usably.
+        let garbled = !answered && transfer.received > 0
 
         func result(_ state: Connectivity, _ evidence: String, portal: [UInt8]? = nil) -> ProbeWire.ProbeResultFields {
-            ProbeWire.ProbeResultFields(
+            let lost = !answered && !(garbled && state != .none)
+            return ProbeWire.ProbeResultFields(
                 connectivity: state,
                 roundTripMicroseconds: rtt,
-                lossPartsPerMillion: state == .unknown ? nil : (answered ? 0 : 1_000_000),
+                lossPartsPerMillion: state == .unknown ? nil : (lost ? 1_000_000 : 0),
                 portalURL: portal,
                 evidence: Array(evidence.utf8)
             )
@@ -111,11 +122,21 @@ enum HTTPProbe {
         case CURLE_OPERATION_TIMEDOUT where !answered && detail.hasPrefix("Resolving timed out"):
             // The name did not resolve in time: DNS fails, as for an unknown name.
             return result(.limited, "DNS: \(reason)")
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FAILED_INIT, CURLE_OUT_OF_MEMORY,
-            CURLE_UNKNOWN_OPTION:
+        case CURLE_OPERATION_TIMEDOUT where !answered:
+            // Nothing usable within the timeout, whatever trickled in: the table's `none`.
+            return result(.none, reason)
+        case CURLE_URL_MALFORMAT, CURLE_FAILED_INIT, CURLE_OUT_OF_MEMORY, CURLE_UNKNOWN_OPTION, CURLE_NOT_BUILT_IN:
+            // This host's own failure (the URI, libcurl), not the network's answer: no verdict.
+            return result(.unknown, "curl: \(reason)")
+        case CURLE_UNSUPPORTED_PROTOCOL where transfer.received == 0:
+            // libcurl also says this for HTTP/0.9 and odd status lines, but only after bytes arrived.
             return result(.unknown, "curl: \(reason)")
         default:
-            return result(answered ? .limited : .none, answered ? "HTTP \(status), then: \(reason)" : reason)
+            if answered { return result(.limited, "HTTP \(status), then: \(reason)") }
+            if garbled {
+                return result(.limited, "no HTTP answer in the \(transfer.received) bytes that arrived: \(reason)")
+            }
+            return result(.none, reason)
         }
         let answer = HTTPVerdict.Answer(
             status: status,
@@ -198,6 +219,28 @@ private let bodyCallback: netpath_curl_data_callback = { data, size, count, cont
         return 0
     }
     return length
+}
+
+/// Counts what the server sent on each connection before libcurl closes it.
+private let closeSocketCallback: netpath_curl_closesocket_callback = { context, socket in
+    let transfer = Unmanaged<HTTPProbe.Transfer>.fromOpaque(context!).takeUnretainedValue()
+    var bytes: UInt64 = 0
+    if np_tcp_bytes_received(socket, &bytes) == 0 {
+        // The kernel counts the server's FIN as a byte received: a connection closed without a
+        // byte would otherwise count as an answer.
+        if bytes > 0 && peerClosed(socket) { bytes -= 1 }
+        transfer.received += bytes
+    }
+    return close(socket)
+}
+
+/// Whether the server closed its side (its FIN arrived): the TCP states after a FIN received.
+private func peerClosed(_ socket: Int32) -> Bool {
+    var info = tcp_info()
+    var length = socklen_t(MemoryLayout<tcp_info>.size)
+    guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return false }
+    let state = Int(info.tcpi_state)
+    return state == Int(TCP_CLOSE_WAIT) || state == Int(TCP_LAST_ACK) || state == Int(TCP_CLOSING)
 }
 
 /// Binds each socket libcurl opens to the interface before it connects.

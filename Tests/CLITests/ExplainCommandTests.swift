@@ -26,6 +26,23 @@ struct ExplainCommandTests {
         run = ["20-modem-off"]
         """
 
+    @Test("a policy that requires connectivity without [connectivity]: explain says probing is off")
+    func probingOff() async throws {
+        try await NetworkNamespace.with(["explainoff"]) { namespaces in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "np-explain-\(UUID().uuidString).toml"
+            )
+            try "[[policy]]\nname = \"default\"\nrequire_connectivity = \"full\"\n"
+                .write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let text = try Command.check([
+                "ip", "netns", "exec", namespaces[0].name, BuiltProducts.path("netpathctl"), "explain", "--local",
+                "--config", file.path,
+            ])
+            #expect(text.contains("probing is off (no [connectivity] table)"), "\(text)")
+        }
+    }
+
     @Test("wired wins over a lower-metric Wi-Fi under prefer, the modem is denied, and each reason is given")
     func preferWired() async throws {
         try await NetworkNamespace.with(["explain", "peer"]) { namespaces in

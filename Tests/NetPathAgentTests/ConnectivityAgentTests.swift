@@ -231,6 +231,47 @@ struct ConnectivityAgentTests {
         }
     }
 
+    @Test(
+        "require_connectivity = full: a probe that fails (unknown from the helper) takes the link out, explain says so; a verdict brings it back"
+    )
+    func failedProbeCountsAgainstTheRequirement() async throws {
+        try await NetworkNamespace.with(["connfail", "peer"]) { namespaces in
+            try Self.uplinks(namespaces[0], namespaces[1])
+            let prober = ScriptedConnectivityProber(default: .full)
+            prober.set("wired0", .unknown, evidence: "probe helper did not answer within 7 s")
+            let agent = try Running(namespace: namespaces[0], prober: prober, config: Self.config)
+            defer { prober.releaseAll() }
+            try await agent.stopping {
+                // The hook log first: the control socket may not be there yet.
+                try await agent.awaitHookRun("interface connectivity-changed lte0 full unknown")
+                let status = try await agent.awaitStatus("the path is on lte0 while wired0's probe fails") {
+                    $0.paths.first?.primary?.name == "lte0" && $0.paths.first?.connectivity == .full
+                }
+                let wired = try #require(status.interfaces.first { $0.name == "wired0" })
+                #expect(wired.connectivity == .unknown)
+                #expect(wired.connectivityEvidence == "probe helper did not answer within 7 s")
+                let explain = try #require(try await agent.request(.explain).explain)
+                #expect(explain.text.contains("unknown (the probe failed)"), "\(explain.text)")
+                let verdict = explain.report.policies.first?.interfaces.first { $0.name == "wired0" }
+                #expect(verdict?.reason == "no-connectivity")
+
+                // LTE's probe fails too: nothing is left.
+                prober.set("lte0", .unknown, evidence: "probe helper exited (signal 9)")
+                _ = try await agent.request(.probe, interface: "lte0")
+                let none = try await agent.awaitStatus("the path is unsatisfied") {
+                    $0.paths.first?.status == .unsatisfied
+                }
+                #expect(none.paths.first?.unsatisfiedReason == .noConnectivity)
+
+                prober.set("wired0", .full, evidence: "HTTP 204 as expected")
+                _ = try await agent.request(.probe, interface: "wired0")
+                _ = try await agent.awaitStatus("the path is back on wired0") {
+                    $0.paths.first?.primary?.name == "wired0" && $0.paths.first?.connectivity == .full
+                }
+            }
+        }
+    }
+
     @Test("a probe that hangs never delays hooks: a link change's hook runs at once meanwhile")
     func hungProbeDelaysNothing() async throws {
         try await NetworkNamespace.with(["connhang", "peer"]) { namespaces in
@@ -253,9 +294,11 @@ struct ConnectivityAgentTests {
                 let latency = ContinuousClock.now - unplugged
                 #expect(latency < .seconds(2), "the hook waited \(latency) beside a hung probe")
                 #expect(prober.probeCount("wired0") == 1, "a second probe started beside the one in flight")
-                // Its state stays unknown while the probe hangs.
+                // Its state stays unknown while the probe hangs, and not probed yet is no reason to
+                // take the only link left out of the path that requires full connectivity.
                 let status = try #require(try await agent.request(.status).status)
                 #expect(status.interfaces.first { $0.name == "wired0" }?.connectivity == .unknown)
+                #expect(status.paths.first?.primary?.name == "wired0", "\(status.paths)")
                 prober.release("wired0")
                 try await agent.awaitHookRun("interface connectivity-changed wired0 full unknown")
             }

@@ -13,8 +13,12 @@ struct ConnectivityEndToEndTests {
     static let endpoint = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/probe/endpoint.py")
 
-    /// `host` reaches the server at 10.7.0.1 through up0 (metric 100) and up1 (metric 200).
-    static func withUplinks(_ body: (NetworkNamespace, NetworkNamespace) async throws -> Void) async throws {
+    /// `host` reaches the server at 10.7.0.1 through up0 (metric 100) and up1 (metric 200); the
+    /// endpoint's /chosen answers as `choices` says per client address (endpoint.py).
+    static func withUplinks(
+        choices: URL? = nil,
+        _ body: (NetworkNamespace, NetworkNamespace) async throws -> Void
+    ) async throws {
         try await NetworkNamespace.with(["e2e", "srv"]) { spaces in
             let (host, server) = (spaces[0], spaces[1])
             try host.addVeth("up0", peer: "srv0", in: server)
@@ -28,9 +32,11 @@ struct ConnectivityEndToEndTests {
                 "addr add 10.9.0.2/24 dev srv0", "link set srv0 up", "addr add 10.8.0.2/24 dev srv1",
                 "link set srv1 up", "addr add 10.7.0.1/32 dev lo", "addr add 10.7.0.2/32 dev lo",
             ])
-            let endpoint = try RunningProcess([
-                "ip", "netns", "exec", server.name, "python3", Self.endpoint.path, "8080",
-            ])
+            let endpoint = try RunningProcess(
+                [
+                    "ip", "netns", "exec", server.name, "python3", Self.endpoint.path, "8080",
+                ] + (choices.map { [$0.path] } ?? [])
+            )
             defer { endpoint.terminate() }
             let first = try await withThrowingTaskGroup(of: String?.self) { group in
                 group.addTask { await endpoint.stdoutLines.first { _ in true } }
@@ -130,6 +136,71 @@ struct ConnectivityEndToEndTests {
 
             try server.ip("route", "del", "blackhole", "10.9.0.1/32")
             _ = try ControlSocketTests.netpathctl(host, ["probe", "up0", "--socket", agent.socketPath])
+            try await Self.awaitPrimary(agent, "up0", connectivity: .full)
+        }
+    }
+
+    /// Each answer of the server that is not usable HTTP, as endpoint.py sends it, and its verdict.
+    static let hostileAnswers: [(path: String, verdict: Connectivity)] = [
+        ("/garbage", .limited),  // 25,600 arbitrary bytes after the request: HTTP/0.9 to libcurl
+        ("/version", .limited),  // HTTP/9.9 999999999999 X
+        ("/status99", .limited),  // HTTP/1.1 99 X
+        ("/status600", .limited),  // HTTP/1.1 600 X
+        ("/cut", .limited),  // "HTTP/1.", then the connection closes
+        ("/tls", .limited),  // a TLS ServerHello to a plain http:// request
+        ("/close", .none),  // the request read, then closed without a byte
+    ]
+
+    @Test(
+        "require_connectivity = full: each answer that is not usable HTTP gets its verdict and moves the path to the other uplink, a 204 brings it back; both hostile: unsatisfied"
+    )
+    func hostileAnswersMoveThePath() async throws {
+        let choices = try ScratchDirectory.make("np-choices")
+        defer { try? FileManager.default.removeItem(at: choices) }
+        chmod(choices.path, 0o755)
+        let up0 = choices.appendingPathComponent("10.9.0.1")
+        let up1 = choices.appendingPathComponent("10.8.0.1")
+        try await Self.withUplinks(choices: choices) { host, server in
+            let agent = try await AgentHarness(
+                namespace: host,
+                config: """
+                    [[policy]]
+                    name = "default"
+                    require_connectivity = "full"
+
+                    [connectivity]
+                    uri = "http://10.7.0.1:8080/chosen"
+                    timeout = "2s"
+                    interval = "1h"
+                    """
+            )
+            defer { agent.stop() }
+            try await agent.awaitReady()
+            try await Self.awaitPrimary(agent, "up0", connectivity: .full)
+            for (path, verdict) in Self.hostileAnswers {
+                try path.write(to: up0, atomically: true, encoding: .utf8)
+                _ = try ControlSocketTests.netpathctl(host, ["probe", "up0", "--socket", agent.socketPath])
+                try await Self.awaitPrimary(agent, "up1", connectivity: .full)
+                let status = try #require(try ControlClient(path: agent.socketPath).request(.status).status)
+                let interface = status.interfaces.first { $0.name == "up0" }
+                #expect(interface?.connectivity == verdict, "\(path): \(interface?.connectivityEvidence ?? "")")
+
+                try FileManager.default.removeItem(at: up0)
+                _ = try ControlSocketTests.netpathctl(host, ["probe", "up0", "--socket", agent.socketPath])
+                try await Self.awaitPrimary(agent, "up0", connectivity: .full)
+            }
+
+            // Both uplinks' answers are garbage: no interface is left, the path says why.
+            try "/garbage".write(to: up0, atomically: true, encoding: .utf8)
+            try "/garbage".write(to: up1, atomically: true, encoding: .utf8)
+            _ = try ControlSocketTests.netpathctl(host, ["probe", "--socket", agent.socketPath])
+            try await waitUntil("the path is unsatisfied for want of connectivity", timeout: .seconds(20)) {
+                let path = try? ControlClient(path: agent.socketPath).request(.status).status?.paths.first
+                return path?.status == .unsatisfied && path?.unsatisfiedReason == .noConnectivity
+            }
+            try FileManager.default.removeItem(at: up0)
+            try FileManager.default.removeItem(at: up1)
+            _ = try ControlSocketTests.netpathctl(host, ["probe", "--socket", agent.socketPath])
             try await Self.awaitPrimary(agent, "up0", connectivity: .full)
         }
     }

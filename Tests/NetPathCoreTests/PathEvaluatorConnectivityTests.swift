@@ -48,6 +48,29 @@ struct PathEvaluatorConnectivityTests {
         #expect(path.portalURL == "http://portal.test/login")
     }
 
+    @Test(
+        "unknown after a probe ended (the helper failed) is held to the requirement: LTE takes over, then unsatisfied"
+    )
+    func failedProbeIsHeldToTheRequirement() {
+        let failed = Self.with(Sample.eth0(), .unknown, evidence: "probe helper exited (signal 9)")
+        #expect(failed.connectivityProbeFailed && !Sample.eth0().connectivityProbeFailed)
+        let evaluation = PathEvaluator(policy: Self.policy).evaluate(
+            SystemState(interfaces: [failed, Self.with(Self.lte, .full)])
+        )
+        #expect(evaluation.path.primary?.name == "wwan0")
+        let eth0 = evaluation.verdicts.first { $0.interface.name == "eth0" }
+        #expect(eth0?.outcome == .rejected(.connectivity))
+        #expect(eth0?.detail.contains("(the probe failed)") == true, "\(eth0?.detail ?? "")")
+        #expect(eth0?.detail.contains("probe helper exited (signal 9)") == true)
+        let alone = PathEvaluator(policy: Self.policy).path(for: SystemState(interfaces: [failed]))
+        #expect(alone.status == .unsatisfied && alone.unsatisfiedReason == .noConnectivity)
+        // Without a requirement the failed probe changes nothing.
+        #expect(
+            PathEvaluator(policy: PathPolicy(name: "any")).path(for: SystemState(interfaces: [failed])).primary?.name
+                == "eth0"
+        )
+    }
+
     @Test("nothing left with the connectivity asked for: unsatisfied, no-connectivity")
     func unsatisfiedReason() {
         let state = SystemState(interfaces: [

@@ -36,6 +36,11 @@ struct HTTPVerdictTests {
             ),
             (HTTPVerdict.Answer(status: 404), "", .limited),
             (HTTPVerdict.Answer(status: 204, body: Array("x".utf8)), "", .limited),
+            // Status codes outside 100–599, even where the expected answer would otherwise match.
+            (HTTPVerdict.Answer(status: 600), "", .limited),
+            (HTTPVerdict.Answer(status: 99), "", .limited),
+            (HTTPVerdict.Answer(status: 999, location: Array("http://portal/login".utf8)), "", .limited),
+            (HTTPVerdict.Answer(status: 0), "", .limited),
         ]
     )
     func verdicts(answer: HTTPVerdict.Answer, expected: String, verdict: Connectivity) {

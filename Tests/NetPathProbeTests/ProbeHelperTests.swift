@@ -200,6 +200,44 @@ struct ProbeHelperTests {
         }
     }
 
+    @Test(
+        "an answer that is not usable HTTP is limited with its evidence, never unknown; nothing at all is none",
+        arguments: [
+            ("/garbage", Connectivity.limited, "bytes that arrived"),  // 25,600 arbitrary bytes: HTTP/0.9 to libcurl
+            ("/version", .limited, "bytes that arrived"),  // HTTP/9.9 999999999999 X
+            ("/status99", .limited, "bytes that arrived"),  // HTTP/1.1 99 X: libcurl rejects it
+            ("/status600", .limited, "HTTP 600"),  // libcurl passes it on; the verdict rule rejects it
+            ("/cut", .limited, "7 bytes that arrived"),  // "HTTP/1.", then the connection closes
+            ("/tls", .limited, "bytes that arrived"),  // a TLS ServerHello to a plain http:// request
+            ("/close", .none, "Empty reply from server"),  // the request read, then closed without a byte
+        ]
+    )
+    func unusableAnswers(path: String, state: Connectivity, evidence: String) async throws {
+        try await Self.withTopology { topology in
+            let result = await topology.probes.probe(Self.http(path))
+            #expect(result.connectivity == state, "\(path): \(result.evidence)")
+            #expect(result.evidence.contains(evidence), "\(path): \(result.evidence)")
+            #expect(result.loss == (state == .none ? 1 : 0), "\(path)")
+            #expect(await topology.probes.status().first?.starts == 1, "the helper survived \(path)")
+        }
+    }
+
+    @Test("https:// to a plain HTTP port: the server's plain answer to the TLS handshake is limited")
+    func tlsToPlainPort() async throws {
+        try await Self.withTopology { topology in
+            let result = await topology.probes.probe(
+                ProbeRequest(
+                    interface: "up0",
+                    index: 0,
+                    method: .http(uri: "https://10.7.0.1:8080/204", response: ""),
+                    timeout: .seconds(2)
+                )
+            )
+            #expect(result.connectivity == .limited, "\(result.evidence)")
+            #expect(result.evidence.contains("bytes that arrived"), "\(result.evidence)")
+        }
+    }
+
     @Test("two uplinks, one reaching the endpoint: each gets its own verdict (the probe is bound)")
     func boundToInterface() async throws {
         try await Self.withTopology { topology in

@@ -114,6 +114,11 @@ struct SandboxedProbeTests {
         }
     }
 
+    @Test("the default grace is the 2 s docs/probe-helper.md names, so the default timeout's message says 7 s")
+    func defaultGrace() async {
+        #expect(await SandboxedProbe().grace == .seconds(2))
+    }
+
     @Test("a helper that dies is restarted, and the next probe gets a verdict")
     func restartAfterCrash() async throws {
         try await Self.withScratch { directory in

@@ -5,6 +5,7 @@
 #ifndef NETPATH_CSYSTEM_H
 #define NETPATH_CSYSTEM_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /// `pipe2(fds, O_CLOEXEC)`: both ends close-on-exec from the start. With `pipe` then `fcntl`, a
@@ -55,5 +56,10 @@ int np_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char 
 /// Reaps the exited process of `pidfd` (`waitid(P_PIDFD, …, WEXITED)`). Sets `*signaled` to 1
 /// when a signal ended it, and `*status` to the exit code or the signal. Returns 0 or -1 (errno).
 int np_pidfd_reap(int pidfd, int *signaled, int *status);
+
+/// The bytes a TCP socket has received from its peer (`TCP_INFO`'s `tcpi_bytes_received`, which
+/// glibc's `struct tcp_info` leaves out): whether a server sent anything at all, even what no
+/// parser accepted. Returns 0 and sets `*bytes`, or -1 (errno: not a TCP socket, say).
+int np_tcp_bytes_received(int fd, uint64_t *bytes);
 
 #endif

@@ -1,19 +1,50 @@
 #!/usr/bin/env python3
 """A connectivity endpoint, a captive portal and hostile servers in one, for the probe tests.
 
-    endpoint.py PORT
+    endpoint.py PORT [CHOICES]
 
 Listens on every address on PORT (run it inside a test's network namespace) and answers by
 path; prints "ready" on stdout once it listens. Each connection gets its own thread.
+
+/chosen answers as the path named in the file CHOICES/CLIENT-ADDRESS (e.g. "/garbage" in
+CHOICES/10.9.0.1) does, and as /204 without one: a test switches one uplink's answers while
+the probe's URI stays the same.
 """
+import os
 import socket
 import sys
 import threading
 import time
 
 
+# A TLS 1.3 ServerHello's record: what a TLS server sends first, here to a plain HTTP request.
+SERVER_HELLO = (
+    bytes.fromhex("160303007a020000760303")
+    + bytes(range(32))
+    + b"\x20"
+    + bytes(range(32, 64))
+    + bytes.fromhex("130100002e002b0002030400330024001d0020")
+    + bytes(range(64, 96))
+)
+
+
 def answer(path):
     """The raw bytes to send for `path`, or a function that writes to the socket itself."""
+    # Hostile answers that are not usable HTTP: each is `limited`, /close (nothing) is `none`.
+    if path == "/garbage":
+        return bytes(range(256)) * 100
+    if path == "/version":
+        return b"HTTP/9.9 999999999999 X\r\n\r\n"
+    if path == "/status99":
+        return b"HTTP/1.1 99 X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    if path == "/status600":
+        return b"HTTP/1.1 600 X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    if path == "/cut":
+        return b"HTTP/1."
+    if path == "/tls":
+        return SERVER_HELLO
+    if path == "/close":
+        return b""
     if path == "/204":
         return b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
     if path == "/ok":
@@ -69,7 +100,17 @@ def slow(conn):
         time.sleep(60)
 
 
-def serve(conn):
+def chosen(conn, choices):
+    """The path CHOICES names for this client's address, or /204."""
+    client = conn.getpeername()[0].removeprefix("::ffff:")
+    try:
+        with open(os.path.join(choices, client)) as f:
+            return f.read().strip() or "/204"
+    except (OSError, TypeError):
+        return "/204"
+
+
+def serve(conn, choices):
     try:
         conn.settimeout(30)
         request = b""
@@ -78,8 +119,14 @@ def serve(conn):
             if not data:
                 return
             request += data
+            if request[:1] == b"\x16":
+                # A TLS ClientHello (https:// to this plain port): what an HTTP server says to it.
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                return
         parts = request.split(b" ", 2)
         path = parts[1].decode("latin-1") if len(parts) > 2 else "/"
+        if path == "/chosen":
+            path = chosen(conn, choices)
         reply = answer(path)
         conn.settimeout(None)
         if callable(reply):
@@ -94,6 +141,7 @@ def serve(conn):
 
 def main():
     port = int(sys.argv[1])
+    choices = sys.argv[2] if len(sys.argv) > 2 else None
     server = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
     server.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -102,7 +150,7 @@ def main():
     print("ready", flush=True)
     while True:
         conn, _ = server.accept()
-        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+        threading.Thread(target=serve, args=(conn, choices), daemon=True).start()
 
 
 if __name__ == "__main__":
