@@ -72,29 +72,18 @@ INSTALL_CONFIG    ?= release
 #   carrier toggles), and `netpathctl monitor --local`'s idle RSS did not grow (11.0 MB with the flag,
 #   11.4–12.0 MB without; 4 starts each in a fresh namespace). It applies to the dependencies'
 #   modules too, and only to these builds: `make build` and `make test` build for debugging.
-# - --symbol-ordering-file build-support/netpath.order: the functions that start-up, an event's
-#   path, a hook's spawn and connectivity probing call (the probe helper's own too), listed in
-#   the order of their first call (`make order` records them: build-support/order.sh), are laid
-#   out together at the start of the code. The kernel
-#   maps the aligned 64 KiB block around each page of code a process touches (where those pages
-#   are cached, as a binary's are after its first start), so functions that run once,
-#   spread over all 11–13 MB of code, had made most of it resident: at idle, 6.9 MB of
-#   `netpathctl monitor --local`'s code and 9.1 MB of netpathd's, against 4.4 and 5.1–5.7 MB
-#   in this order (VmRSS 12.1 → 9.8 MB and 14.8 → 10.7–11.4 MB). The Swift runtime's
-#   whole-module objects move as one (Swift.o's 1.5 MB of code). Names the file does not know
-#   (code changed since) keep the linker's own order, so a stale file costs memory, never
-#   correctness: DebianPackageTests fail when over 15% of it no longer names the binaries'
-#   functions.
-#   lld reads the file but SwiftPM does not know it: install-build relinks when it changes.
+# - --symbol-ordering-file build-support/netpath.order: the functions start-up, an event's path,
+#   a hook's spawn and probing call, in the order of their first call (`make order` records them:
+#   build-support/order.sh), are laid out together, so a start makes only their part of the code
+#   resident, not most of it (the kernel maps code in 64 KiB blocks around each page touched);
+#   it keeps idle RSS under its 12 MB targets (BENCHMARKS.md). Names the file does not know
+#   (code or toolchain changed since) keep the linker's order: a stale file costs memory, never
+#   correctness, and DebianPackageTests then warn. SwiftPM does not know the file, so
+#   install-build relinks when it changes.
 # - -function-sections (a frontend flag): each Swift function in a section of its own, so that
-#   the order above places functions, not whole source files (without it one file's .text moves
-#   as one, and an event's functions sat among start-up's over 6.5 MB). The functions a link
-#   change runs up to its hook's fork are the file's first (build-support/order.sh): laid out
-#   together, a change touched 135 pages of code instead of 277, and its read -> fork took
-#   ~50 µs less of ~245 (bench/hooktrace.py, 6 interleaved rounds; BENCHMARKS.md). The driver
-#   does not count -Xfrontend flags among those that make a module stale: a build made before
-#   this flag keeps its objects, so after changing it, remove the scratch directory's objects
-#   (rm -rf $(INSTALL_SCRATCH)/x86_64-unknown-linux-gnu/release). A fresh clone has none.
+#   the order places functions, not whole source files. The driver does not count -Xfrontend
+#   flags among those that make a module stale: after changing it, remove the scratch
+#   directory's objects (rm -rf $(INSTALL_SCRATCH)/x86_64-unknown-linux-gnu/release).
 INSTALL_SWIFT_FLAGS ?= --static-swift-stdlib -Xswiftc -L$(CURDIR)/build-support/static-libstdc++ \
 	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
 	-Xswiftc -cross-module-optimization -Xswiftc -Xfrontend -Xswiftc -function-sections \

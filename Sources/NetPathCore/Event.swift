@@ -8,104 +8,34 @@ public struct Event: Hashable, Sendable {
     /// The JSON schema version.
     public static let version = 1
 
-    /// The values, in one box that copies of the event share until one of them changes.
-    ///
-    /// An event is handed on by value many times on its way to a hook (to the rule matcher, the
-    /// dispatcher's queue, the job, the hook's payload), and it holds a path and an interface
-    /// state with their strings and arrays: each copy retained all of them, and each end of a
-    /// copy released them (~4,000 instructions of a link change's way to its hook's spawn,
-    /// bench/pathcost.sh). A copy is now one retain.
-    private struct Fields: Hashable, Sendable {
-        var time: Date
-        var name: Name
-        var scope: Scope
-        var interface: String?
-        var interfaceType: InterfaceType?
-        var policy: String?
-        var previousInterface: String?
-        var startup: Bool
-        var path: NetworkPath?
-        var interfaceState: Interface?
-        var address: InterfaceAddress?
-        var changes: [String]
-        var connectivity: Connectivity?
-        var previousConnectivity: Connectivity?
-    }
-
-    /// The only stored property: `==` and `hash(into:)` are synthesized from it (the box compares
-    /// and hashes its values, equal at once when two events share it).
-    private var box: CopyOnWriteBox<Fields>
-
     /// When the change was observed.
-    public var time: Date {
-        get { box.value.time }
-        _modify { yield &box.value.time }
-    }
+    public var time: Date
     /// What happened.
-    public var name: Name {
-        get { box.value.name }
-        _modify { yield &box.value.name }
-    }
+    public var name: Name
     /// Whether it concerns an interface or a policy's path.
-    public var scope: Scope {
-        get { box.value.scope }
-        _modify { yield &box.value.scope }
-    }
+    public var scope: Scope
     /// The interface: the one concerned, or a path's primary; `nil` for a path without one.
-    public var interface: String? {
-        get { box.value.interface }
-        _modify { yield &box.value.interface }
-    }
+    public var interface: String?
     /// The type of ``interface``; `nil` when there is no interface.
-    public var interfaceType: InterfaceType? {
-        get { box.value.interfaceType }
-        _modify { yield &box.value.interfaceType }
-    }
+    public var interfaceType: InterfaceType?
     /// The policy, for path events.
-    public var policy: String? {
-        get { box.value.policy }
-        _modify { yield &box.value.policy }
-    }
+    public var policy: String?
     /// The path's previous primary, or an interface's previous name after a rename.
-    public var previousInterface: String? {
-        get { box.value.previousInterface }
-        _modify { yield &box.value.previousInterface }
-    }
+    public var previousInterface: String?
     /// Part of the state dispatched once at start.
-    public var startup: Bool {
-        get { box.value.startup }
-        _modify { yield &box.value.startup }
-    }
+    public var startup: Bool
     /// The path, for path events.
-    public var path: NetworkPath? {
-        get { box.value.path }
-        _modify { yield &box.value.path }
-    }
+    public var path: NetworkPath?
     /// The interface's state, for interface events.
-    public var interfaceState: Interface? {
-        get { box.value.interfaceState }
-        _modify { yield &box.value.interfaceState }
-    }
+    public var interfaceState: Interface?
     /// The address, for `address-added` and `address-removed`.
-    public var address: InterfaceAddress? {
-        get { box.value.address }
-        _modify { yield &box.value.address }
-    }
+    public var address: InterfaceAddress?
     /// What changed, for `changed` events (e.g. `["mtu", "default_routes"]`).
-    public var changes: [String] {
-        get { box.value.changes }
-        _modify { yield &box.value.changes }
-    }
+    public var changes: [String]
     /// The new connectivity, for `connectivity-changed`.
-    public var connectivity: Connectivity? {
-        get { box.value.connectivity }
-        _modify { yield &box.value.connectivity }
-    }
+    public var connectivity: Connectivity?
     /// The connectivity before, for `connectivity-changed`.
-    public var previousConnectivity: Connectivity? {
-        get { box.value.previousConnectivity }
-        _modify { yield &box.value.previousConnectivity }
-    }
+    public var previousConnectivity: Connectivity?
 
     /// An event with these values; the optional fields default to absent.
     public init(
@@ -124,24 +54,20 @@ public struct Event: Hashable, Sendable {
         connectivity: Connectivity? = nil,
         previousConnectivity: Connectivity? = nil
     ) {
-        box = CopyOnWriteBox(
-            Fields(
-                time: time,
-                name: name,
-                scope: scope,
-                interface: interface,
-                interfaceType: interfaceType,
-                policy: policy,
-                previousInterface: previousInterface,
-                startup: startup,
-                path: path,
-                interfaceState: interfaceState,
-                address: address,
-                changes: changes,
-                connectivity: connectivity,
-                previousConnectivity: previousConnectivity
-            )
-        )
+        self.time = time
+        self.name = name
+        self.scope = scope
+        self.interface = interface
+        self.interfaceType = interfaceType
+        self.policy = policy
+        self.previousInterface = previousInterface
+        self.startup = startup
+        self.path = path
+        self.interfaceState = interfaceState
+        self.address = address
+        self.changes = changes
+        self.connectivity = connectivity
+        self.previousConnectivity = previousConnectivity
     }
 
     /// Which interface or policy the event is about: events with the same subject are ordered,
@@ -175,11 +101,6 @@ public struct Event: Hashable, Sendable {
             return DecimalDigits.write(Int(index), into: out, at: end)
         }
     }
-}
-
-extension Event: CustomReflectable {
-    /// The values, as `print` and `dump` show a plain struct's, not the box they live in.
-    public var customMirror: Mirror { box.mirror(of: self) }
 }
 
 extension Event: Codable {

@@ -16,153 +16,54 @@ public struct Interface: Hashable, Sendable, Identifiable {
         case unknown, notpresent, down, lowerlayerdown, testing, dormant, up
     }
 
-    /// The values, shared by copies until one of them changes (copy on write).
-    ///
-    /// Why not stored inline: an `Interface` is copied wherever the path is decided (the state,
-    /// the tracker's diff, each policy's candidates, the events, the hook's payload), and inline
-    /// each copy retained and released its strings and arrays (up to nine) one by one; the copies
-    /// were a third of a change's work on a host with a few dozen links (callgrind,
-    /// BENCHMARKS.md). Shared, a copy is one retain, and two copies of one value compare equal
-    /// without reading a field. The only stored property: `==` and `hash(into:)` are synthesized
-    /// from it.
-    private var box: CopyOnWriteBox<Fields>
-
-    /// The stored values of an ``Interface``.
-    private struct Fields: Hashable, Sendable {
-        var index: Int32
-        var name: String
-        var type: InterfaceType
-        var kind: String
-        var driver: String
-        var adminUp: Bool
-        var carrier: Bool
-        var operState: OperationalState
-        var mtu: UInt32
-        var mac: String
-        var isMetered: Bool
-        var meteredReason: MeteredReason
-        var isConstrained: Bool
-        var addresses: [InterfaceAddress]
-        var defaultRoutes: [DefaultRoute]
-        var classifiedBy: [String]
-        var connectivity: Connectivity
-        var portalURL: String?
-        var roundTrip: Duration?
-        var loss: Double?
-        var connectivityEvidence: String?
-    }
-
     /// The kernel's interface index; stable for the life of the link.
-    public var index: Int32 {
-        get { box.value.index }
-        _modify { yield &box.value.index }
-    }
+    public var index: Int32
     /// The interface name; a link can be renamed.
-    public var name: String {
-        get { box.value.name }
-        _modify { yield &box.value.name }
-    }
+    public var name: String
     /// The classified type.
-    public var type: InterfaceType {
-        get { box.value.type }
-        _modify { yield &box.value.type }
-    }
+    public var type: InterfaceType
     /// The netlink link kind or sysfs DEVTYPE (`veth`, `bridge`, `tun`, `wlan`, …); empty for plain hardware.
-    public var kind: String {
-        get { box.value.kind }
-        _modify { yield &box.value.kind }
-    }
+    public var kind: String
     /// The kernel driver bound to the device, when there is a device.
-    public var driver: String {
-        get { box.value.driver }
-        _modify { yield &box.value.driver }
-    }
+    public var driver: String
     /// The administrator set the link up (`IFF_UP`).
-    public var adminUp: Bool {
-        get { box.value.adminUp }
-        _modify { yield &box.value.adminUp }
-    }
+    public var adminUp: Bool
     /// The lower layer reports carrier (`IFF_LOWER_UP`).
-    public var carrier: Bool {
-        get { box.value.carrier }
-        _modify { yield &box.value.carrier }
-    }
+    public var carrier: Bool
     /// The operational state.
-    public var operState: OperationalState {
-        get { box.value.operState }
-        _modify { yield &box.value.operState }
-    }
+    public var operState: OperationalState
     /// The MTU.
-    public var mtu: UInt32 {
-        get { box.value.mtu }
-        _modify { yield &box.value.mtu }
-    }
+    public var mtu: UInt32
     /// The hardware address, lower-case colon-separated; empty when the link has none.
-    public var mac: String {
-        get { box.value.mac }
-        _modify { yield &box.value.mac }
-    }
+    public var mac: String
     /// Whether traffic on this interface should be treated as costly.
-    public var isMetered: Bool {
-        get { box.value.isMetered }
-        _modify { yield &box.value.isMetered }
-    }
+    public var isMetered: Bool
     /// Where ``isMetered`` came from.
-    public var meteredReason: MeteredReason {
-        get { box.value.meteredReason }
-        _modify { yield &box.value.meteredReason }
-    }
+    public var meteredReason: MeteredReason
     /// Whether the configuration marks this interface as constrained (low-data mode).
-    public var isConstrained: Bool {
-        get { box.value.isConstrained }
-        _modify { yield &box.value.isConstrained }
-    }
+    public var isConstrained: Bool
     /// The configured addresses, sorted.
-    public var addresses: [InterfaceAddress] {
-        get { box.value.addresses }
-        _modify { yield &box.value.addresses }
-    }
+    public var addresses: [InterfaceAddress]
     /// The default routes leaving through this interface, sorted.
-    public var defaultRoutes: [DefaultRoute] {
-        get { box.value.defaultRoutes }
-        _modify { yield &box.value.defaultRoutes }
-    }
+    public var defaultRoutes: [DefaultRoute]
     /// The facts the classification used, in the order they were considered (e.g. `"arptype=1"`).
-    public var classifiedBy: [String] {
-        get { box.value.classifiedBy }
-        _modify { yield &box.value.classifiedBy }
-    }
+    public var classifiedBy: [String]
     /// Whether the link reaches the internet, as the agent's connectivity probes found it after
     /// hysteresis (docs/connectivity.md); ``Connectivity/unknown`` when it is not probed.
-    public var connectivity: Connectivity {
-        get { box.value.connectivity }
-        _modify { yield &box.value.connectivity }
-    }
+    public var connectivity: Connectivity
     /// The captive portal's URL, when ``connectivity`` is ``Connectivity/portal``.
-    public var portalURL: String? {
-        get { box.value.portalURL }
-        _modify { yield &box.value.portalURL }
-    }
+    public var portalURL: String?
     /// The round-trip time the last probe measured, when anything answered.
-    public var roundTrip: Duration? {
-        get { box.value.roundTrip }
-        _modify { yield &box.value.roundTrip }
-    }
+    public var roundTrip: Duration?
     /// The fraction of the last probe's requests that got no answer (0...1), when probed.
-    public var loss: Double? {
-        get { box.value.loss }
-        _modify { yield &box.value.loss }
-    }
+    public var loss: Double?
     /// Why ``connectivity`` is what it is: the last probe's evidence (`HTTP 302 to …`), single-line
     /// and escaped; `nil` when the interface was never probed.
     ///
     /// - Important: `unknown` with evidence means a probe ended without a verdict (the probe
     ///   helper failed), and `require_connectivity` holds that against the interface; `unknown`
     ///   without evidence (not probed yet) it does not.
-    public var connectivityEvidence: String? {
-        get { box.value.connectivityEvidence }
-        _modify { yield &box.value.connectivityEvidence }
-    }
+    public var connectivityEvidence: String?
 
     public var id: Int32 { index }
 
@@ -190,31 +91,27 @@ public struct Interface: Hashable, Sendable, Identifiable {
         loss: Double? = nil,
         connectivityEvidence: String? = nil
     ) {
-        box = CopyOnWriteBox(
-            Fields(
-                index: index,
-                name: name,
-                type: type,
-                kind: kind,
-                driver: driver,
-                adminUp: adminUp,
-                carrier: carrier,
-                operState: operState ?? (adminUp && carrier ? .up : (adminUp ? .lowerlayerdown : .down)),
-                mtu: mtu,
-                mac: mac,
-                isMetered: isMetered,
-                meteredReason: meteredReason ?? (type == .cellular && isMetered ? .cellular : .default),
-                isConstrained: isConstrained,
-                addresses: addresses.sorted(),
-                defaultRoutes: defaultRoutes.sorted(),
-                classifiedBy: classifiedBy,
-                connectivity: connectivity,
-                portalURL: portalURL,
-                roundTrip: roundTrip,
-                loss: loss,
-                connectivityEvidence: connectivityEvidence
-            )
-        )
+        self.index = index
+        self.name = name
+        self.type = type
+        self.kind = kind
+        self.driver = driver
+        self.adminUp = adminUp
+        self.carrier = carrier
+        self.operState = operState ?? (adminUp && carrier ? .up : (adminUp ? .lowerlayerdown : .down))
+        self.mtu = mtu
+        self.mac = mac
+        self.isMetered = isMetered
+        self.meteredReason = meteredReason ?? (type == .cellular && isMetered ? .cellular : .default)
+        self.isConstrained = isConstrained
+        self.addresses = addresses.sorted()
+        self.defaultRoutes = defaultRoutes.sorted()
+        self.classifiedBy = classifiedBy
+        self.connectivity = connectivity
+        self.portalURL = portalURL
+        self.roundTrip = roundTrip
+        self.loss = loss
+        self.connectivityEvidence = connectivityEvidence
     }
 
     /// Admin up and carrier present: the link could carry traffic.
@@ -259,12 +156,6 @@ public struct Interface: Hashable, Sendable, Identifiable {
 
     /// Connected, with a usable address and a default route: what the `up` event means.
     public var isUsable: Bool { canRoute(.ipv4) || canRoute(.ipv6) }
-}
-
-/// `print`, `dump` and test failures show the values, as they did when they were stored inline,
-/// not the box that holds them.
-extension Interface: CustomReflectable {
-    public var customMirror: Mirror { box.mirror(of: self) }
 }
 
 extension Interface: Codable {

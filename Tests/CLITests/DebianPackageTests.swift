@@ -294,7 +294,7 @@ struct DebianPackageTests {
     }
 
     @Test(
-        "the packaged binaries' code is laid out in build-support/netpath.order, and that file still names their functions"
+        "the packaged binaries' code is laid out in build-support/netpath.order; a stale file only warns"
     )
     func codeOrder() async throws {
         // The package strips the binaries it takes from `make install-build`: those keep their symbols.
@@ -304,22 +304,34 @@ struct DebianPackageTests {
             .filter { !$0.hasPrefix("#") }.map(String.init)
         #expect(order.count > 1000, "build-support/netpath.order lists only \(order.count) functions")
 
-        var known = Set<String>()
+        // Function name → address, from each binary's symbol table.
+        var symbols: [String: [String: UInt64]] = [:]
         for binary in ["netpathd", "netpathctl"] {
-            // Function name → address, from the symbol table.
             var functions: [String: UInt64] = [:]
-            let symbols = try Command.check(["nm", "--defined-only", "\(repository)/.build/install/release/\(binary)"])
-            for line in symbols.split(separator: "\n") {
+            let listing = try Command.check(["nm", "--defined-only", "\(repository)/.build/install/release/\(binary)"])
+            for line in listing.split(separator: "\n") {
                 let fields = line.split(separator: " ")
                 guard fields.count == 3, "tTwW".contains(fields[1]), let address = UInt64(fields[0], radix: 16) else {
                     continue
                 }
                 functions[String(fields[2])] = address
             }
-            known.formUnion(functions.keys)
+            symbols[binary] = functions
+        }
+        // A file recorded by another toolchain (which renames the runtime's functions) or before
+        // much of the code changed costs memory, not correctness: a warning, never a failure.
+        let known = symbols.values.reduce(into: Set<String>()) { $0.formUnion($1.keys) }
+        let stale = order.filter { !known.contains($0) }
+        guard Double(stale.count) <= 0.15 * Double(order.count) else {
+            Issue.record(
+                "\(stale.count) of the \(order.count) functions in build-support/netpath.order are in neither binary (e.g. \(stale.prefix(3))): record it anew with `make order` (as root)",
+                severity: .warning
+            )
+            return
+        }
+        for (binary, functions) in symbols.sorted(by: { $0.key < $1.key }) {
             // Laid out in that order, the functions sit in few of the code's 64 KiB windows (the
-            // unit the kernel maps code in): 45-48% of them here, against 75% in the linker's own
-            // order. Whole-module objects of the Swift runtime move as one, so not fewer.
+            // unit the kernel maps code in); in the linker's own order they spread over most.
             let windows = Set(order.compactMap { functions[$0].map { $0 >> 16 } }).count
             let (first, last) = (try #require(functions.values.min()), try #require(functions.values.max()))
             let span = (last >> 16) - (first >> 16) + 1
@@ -328,13 +340,6 @@ struct DebianPackageTests {
                 "\(binary): the ordered functions are in \(windows) of \(span) 64 KiB windows: is the order applied?"
             )
         }
-        // Code that changed since the file was recorded is in the linker's order again: memory,
-        // not correctness, but the file is then to be recorded anew.
-        let stale = order.filter { !known.contains($0) }
-        #expect(
-            Double(stale.count) <= 0.15 * Double(order.count),
-            "\(stale.count) of the \(order.count) functions in build-support/netpath.order are in neither binary (e.g. \(stale.prefix(3))): record it anew with `make order` (as root; a new toolchain renames the runtime's functions too)"
-        )
     }
 
     @Test("the installed binaries run with the Swift toolchain hidden: nothing in ldd or RUNPATH points into it")
