@@ -132,6 +132,8 @@ test: test-deps
 	@for ns in $$(ip netns list 2>/dev/null | awk '/^nptest-/ {print $$1}'); do \
 		echo "removing stale test namespace $$ns"; ip netns del "$$ns"; \
 	done
+	@# The house style (.swift-format), as `make format` writes it.
+	$(TIMED) format-lint $(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
 	$(TIMED) debug-build $(SWIFT) build --build-tests
 	@# The library's documentation must build with DocC, without a warning.
 	@$(TIMED) docs $(MAKE) --no-print-directory docs
@@ -154,6 +156,8 @@ test: test-deps
 HOST_PHASE ?= 1
 # Each step of `make test` says how long it took.
 TIMED := build-support/timed.sh
+# What `make format` formats and `make test` lints.
+FORMAT_PATHS := Sources Tests Plugins Examples Package.swift
 HOST_DIR := .build/host
 DEB_ARCH = $(shell dpkg --print-architecture)
 test-host: host-deps deb-deps deb-build
@@ -210,7 +214,7 @@ clean:
 	rm -rf .build
 
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+	$(SWIFT) format --in-place --recursive $(FORMAT_PATHS)
 
 install-build: deps $(INSTALL_SCRATCH)/order-linked-$(INSTALL_CONFIG)
 	$(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path "$(INSTALL_SCRATCH)" $(INSTALL_SWIFT_FLAGS)

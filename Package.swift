@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+// SPDX-License-Identifier: Apache-2.0
 //
 // Module layering: every module depends only on modules of a lower level (arrows point down).
 //

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Helpers shared by the bench harnesses (stdlib only)."""
 
 import os

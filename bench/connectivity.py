@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Connectivity probing (issue 21): how soon netpathd reports a portal turning into full internet,
 and what probing costs at idle.
 

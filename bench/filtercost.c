@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/filtercost.c: what it costs to read a route storm and drop the routes netpath does not
 // keep, two ways (issue 14), measured by hand beside `ip -batch` (see BENCHMARKS.md):
 //

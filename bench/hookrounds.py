@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Pools the hook phase's rounds (bench/run.sh, HOOK_ROUNDS).
 
 In each round all hook runners run at once on fresh namespaces, their links changed in rotation

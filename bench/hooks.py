@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Hook-start latency (issues 4, 14): a link change → the first line a hook writes, for four hook
 runners, each on namespaces of its own, with the same hook and the same toggles.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hookstamp: the first thing the benchmark's hook does (bench/hooks.py).
 //
 // Usage: hookstamp FILE [ARG...]

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Where a hook's start goes (issue 4): one hook runner, traced by the kernel.
 
 bench/hooks.py measures a link change → the hook's first line from the processes' own clocks.

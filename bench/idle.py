@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Idle memory: VmRSS of `netpathctl monitor --local` and of `ip monitor` after --idle seconds.
 
 Both run in the same namespace (one addressed veth pair and a default route), stdout to a pipe

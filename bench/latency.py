@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Link-change latency: netpathctl monitor against `ip monitor link`, side by side, one run.
 
 Both listeners run in the watched link's namespace and are read identically (common.LineReader:

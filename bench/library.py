@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """The Network module (issue 17): link change -> NWPathMonitor's pathUpdateHandler, beside
 `ip monitor` in the same run, and the idle RSS a monitor adds to a program.
 

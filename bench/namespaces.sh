@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Namespace helpers for bench/run.sh and bench/profile.sh (sourced; needs PREFIX set).
 # Every namespace created through new_ns is deleted on exit, whatever happens.
 

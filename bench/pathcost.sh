@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The agent's own work between a link change and its hook's spawn, counted in instructions.
 #
 # Timed figures of that path (bench/hooktrace.py's "read -> fork") move by ±30 µs between runs of

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """The probe helper's cost: RSS and CPU of netpath-probe per probe (issue 21).
 
     sudo bench/probe_helper.py [BUILD_DIR]        (default .build/install/release)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/profile.sh: where `netpathctl monitor --local --json` spends its CPU per link change.
 #
 # Not part of `make bench`: run it by hand (root, perf) when the latency target is missed.

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Waits until the machine is quiet: all CPUs together under --max-busy percent over a --window.
 
 The machine is shared; latency measured while other builds run says more about them than about

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Turns bench/run.sh's JSON results into markdown: printed, and optionally written into
 BENCHMARKS.md between the generated-section markers (text outside them is kept)."""
 

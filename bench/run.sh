@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make bench: issue 2's measurements (netpathctl monitor side by side with `ip monitor`) and
 # issue 4's (hook start: netpathd beside netplug and an `ip monitor | sh` loop).
 #

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Start-up with a large route table: netpathd's time to READY=1 and its idle RSS.
 
 Two namespaces are set up alike, each with an addressed link (--via reachable) and a default

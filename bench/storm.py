@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """A route storm against one listener: CPU, peak RSS, overruns, and when it caught up.
 
 In a namespace with an addressed link (--via reachable), the listener starts and loads its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // toggle: flip IFF_UP on one interface COUNT times, alternating down/up, and print when.
 //
 // Usage: toggle IFNAME COUNT GAP_MS

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `make docs`: the NetPath library's documentation, as a program that imports NetPath sees it,
 # into .build/docs/NetPath.doccarchive (and Network's into .build/docs/Network.doccarchive).
 # Symbol graphs come from the debug build's modules (no extra compiler flags, so nothing is

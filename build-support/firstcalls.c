@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // firstcalls: runs a program under ptrace with a one-shot breakpoint on the entry of every function
 // it is given, and writes the functions' names in the order of their first call.
 //

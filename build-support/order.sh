@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates build-support/netpath.order, the symbol order the installed binaries are linked with
 # (`make order`; the Makefile's INSTALL_SWIFT_FLAGS says why). Needs root: it runs netpathd in
 # network namespaces of its own, which it deletes on exit.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Counts the public and open declarations of the library products: what a program reaches through
 # `import NetPath` (NetPath's own, and those of what Sources/NetPath/Exports.swift re-exports: a
 # whole module, or one declaration of it and its members), and the Network and NetPathTesting

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Extracts the symbol graphs of what a program reaches through `import NetPath` — NetPath and
 # every module Sources/NetPath/Exports.swift re-exports from — and of any further MODULE named,
 # from the debug build, into OUT/MODULE/. Prints the export list ("NetPath", then "Module" or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds the Debian package; `make deb` runs it (see the Makefile for the variables).
 #
 #   VERSION=… DEB_VERSION=… MANUAL_TOOL=… sh packaging/build-deb.sh DEB_DIR

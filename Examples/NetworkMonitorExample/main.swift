@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Apple's NWPathMonitor on Linux, through the Network product: prints each path it reports, one
 // line each, as an app's log would.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // netpath-example: the NetPath library in one page.
 //
 //   swift run netpath-example                     follow the default path until Ctrl-C

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Re-records the example traces in throwaway network namespaces. Three veth links stand in for
 # a wired port (eth0), a Wi-Fi card (wlan0) and an LTE modem (wwan0); uplinks.toml types them.
 # Their peers live in a second namespace, where "unplugging" a link takes its carrier away.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Logging
 import NetPathCore
 import NetPathPlugin
@@ -163,7 +165,12 @@ public struct RouteMetricsPlugin: Plugin {
                 if let original = originals[route.slotless] { targets[route] = original }
             }
             let plan = MetricPlan.moves(routes: routes, targets: targets)
-            try await apply((plan.moves, []), editor: editor, context: context, reason: "restoring the original metrics")
+            try await apply(
+                (plan.moves, []),
+                editor: editor,
+                context: context,
+                reason: "restoring the original metrics"
+            )
             // Routes that shared a metric before (a manager's DHCP routes all at its one metric) go
             // back beside each other: IPv4 keeps several routes at one metric, IPv6 cannot.
             for route in plan.blocked {

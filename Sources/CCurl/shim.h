@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libcurl for netpath-probe, plus typed wrappers for what Swift cannot import: curl_easy_setopt
 // and curl_easy_getinfo are variadic.
 #ifndef NETPATH_CCURL_SHIM_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiled with the GNU extensions visible: see include/CLinux.h for why they live here.
 #define _GNU_SOURCE 1
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The libnl 3 headers netpath uses, plus small inline wrappers for what Swift 6 cannot import:
 // variadic or macro-only APIs, and headers Glibc's module map leaves out.
 #ifndef NETPATH_CNETLINK_SHIM_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libseccomp and the process-credential calls netpath-probe's sandbox makes, with wrappers for
 // what Swift cannot import: prctl and syscall are variadic, SCMP_ACT_ERRNO is a macro.
 #ifndef NETPATH_CSECCOMP_SHIM_H

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Synchronization
 
 /// The source of ``PathMonitor/shared``: a running netpathd when its control socket answers (so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `import NetPath` gives a program: the path model (NetPathCore's public types; what only
 // the package uses there is `package`), the monitors and sources (this module), and the plugin
 // protocol with what it takes and returns. The rest of the package (the TOML parser, the control

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Receives a ``HostMonitor``'s answers: the delegate style of delivery, beside
 /// ``HostMonitor/updateHandler`` and ``HostMonitor/reachabilityDidChangeNotification``.
 ///

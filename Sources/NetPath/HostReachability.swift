@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Whether the kernel has a route to one host, and through which interface.
 ///
 /// What `SCNetworkReachability` answered on Apple platforms, computed from the kernel's own

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Dispatch
 
 /// The values of a monitor as an `AsyncSequence`: ``PathMonitor/paths``, ``HostMonitor/updates``.

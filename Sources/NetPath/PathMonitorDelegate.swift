@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Receives a ``PathMonitor``'s paths: the delegate style of delivery, beside
 /// ``PathMonitor/pathUpdateHandler`` and ``PathMonitor/pathDidChangeNotification``.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where a ``PathMonitor`` gets its paths: the kernel, a running agent, or a script in a test.
 ///
 /// A source has one job: given a ``PathPolicy``, report the ``NetworkPath`` that policy sees now,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where a ``HostMonitor`` gets its answers: the kernel's routing table, or a script in a test.
 ///
 /// The contract mirrors ``PathSource``: `subscribe(toHost:sink:)` returns at once with the current

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where a source sends the values that follow a subscription's initial value.
 ///
 /// A ``PathSource`` or ``ReachabilitySource`` receives a sink when it is subscribed to, and calls

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Synchronization
 
 /// A running subscription to a source: the value at the moment it began, and a way to stop it.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathControl
 
 /// One control-socket client as the server thread sees it: what it sent, what it is owed, and

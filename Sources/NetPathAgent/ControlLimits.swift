@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathControl
 
 /// How much of the control socket one client may hold, and for how long: what keeps a client

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// A self-pipe that wakes a thread blocked in `poll()`: write a byte to wake it, drain to reset.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension Configuration {
     /// The embedded `config/netpath.toml`, byte for byte: what netpathd uses when
     /// `/etc/netpath/netpath.toml` does not exist, and the template administrators start from.

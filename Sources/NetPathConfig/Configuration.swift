@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// A validated netpath configuration: the agent's settings, interface overrides, policies,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Everything wrong with a configuration file, found in one pass.
 ///
 /// Validation does not stop at the first problem: an administrator fixing a file sees every

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 // [connectivity] and a policy's require_connectivity.

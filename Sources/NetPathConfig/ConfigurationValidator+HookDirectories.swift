@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // [[hook_dir]]
 extension ConfigurationValidator {
     static let hookDirectoryKeys = ["path", "dialect"]

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// Walks a parsed TOML document, building a ``Configuration`` and collecting every problem.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// One problem found in a configuration file, pointing at the place to fix.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where one event goes because of one rule: which hooks, which plugins, how long each hook may run.
 ///
 /// The dispatch layer turns each target into hook invocations (with `NETPATH_RULE` set to

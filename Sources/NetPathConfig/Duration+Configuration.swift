@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Durations as netpath's configuration writes them: `"250ms"`, `"30s"`, `"2m"`, `"1h"`, `"1m30s"`.
 extension Duration {
     /// Why a duration string was rejected.

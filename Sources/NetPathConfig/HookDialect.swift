@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The contract a hook directory's scripts were written for: the arguments and environment they
 /// get, and which events run them (docs/hooks.md, "Hooks written for other dispatchers").
 public enum HookDialect: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {

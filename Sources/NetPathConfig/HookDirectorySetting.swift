@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One `[[hook_dir]]` table: a directory (or a search path of directories) of hooks written for
 /// one dialect, run besides the native `hooks_dir`.
 public struct HookDirectorySetting: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// One `[[rule]]`: which events go to which hooks and plugins.

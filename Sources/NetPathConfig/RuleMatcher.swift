@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// Decides where each event goes: the rules it matches, and for each the hooks, plugins and timeout.

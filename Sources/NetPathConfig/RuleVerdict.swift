@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Whether one rule matches one event, and why: what `netpathctl explain` shows per rule.
 public struct RuleVerdict: Hashable, Sendable, CustomStringConvertible {
     /// The filters of a rule, in the order they are checked.

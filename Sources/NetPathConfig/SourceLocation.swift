@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A position in a source file: 1-based line and column.
 ///
 /// Columns count Unicode scalars, not bytes, so they match what an editor shows for

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// "Did you mean …?" for misspelt keys and names.
 enum Suggestion {
     /// The candidate closest to `word` by edit distance, if it is close enough to be a typo:

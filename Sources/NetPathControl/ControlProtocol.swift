@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// The protocol of netpathd's control socket (`/run/netpath/netpathd.sock`): JSON lines over a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// The machine's groups, as NSS gives them (`/etc/group`, LDAP, …): what `control_group` names.

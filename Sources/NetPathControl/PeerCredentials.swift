@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// Who is at the other end of a connected Unix socket, as the kernel recorded it (`SO_PEERCRED`).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// Left-aligned text columns, two spaces apart, like `ip -br` and `networkctl` print.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The outcome of classifying one link: type, kind, driver, metered and the facts behind them.
 package struct Classification: Hashable, Sendable {
     /// The interface type the steps (and overrides) decided.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// A value behind a pthread mutex, with a condition variable to sleep on until the value says so

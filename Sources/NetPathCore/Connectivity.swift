@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a connectivity check found on one interface: whether the link reaches the internet,
 /// only a captive portal, or less (docs/connectivity.md).
 ///

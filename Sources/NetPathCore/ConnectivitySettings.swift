@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The `[connectivity]` table: how and when the agent probes each interface (docs/connectivity.md).
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One interface's connectivity after hysteresis: feed it each ``ProbeResult``, read
 /// ``connectivity``.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Decimal digits written straight into a buffer: for the texts on an event's way to its hook
 /// (an address's prefix length, an interface event's subject) that are built at once in a
 /// string's own storage, where `String(value)` and `+` ran the library's integer formatting

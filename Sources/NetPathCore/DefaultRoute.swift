@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A default route (destination prefix length 0) that leaves through one interface.
 ///
 /// A multipath default route appears once for each interface it uses.

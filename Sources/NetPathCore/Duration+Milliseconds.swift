@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Round-trip times travel as milliseconds in JSON, hook variables and metrics.
 extension Duration {
     /// The duration in milliseconds, with fractions (`12.5`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the hook dispatcher and the plugin runner: both queue events per subject and drop
 // the ones a newer event makes obsolete, by this one table.
 extension Event {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import FoundationEssentials
 
 /// An ``Event``'s JSON line written directly, without `Codable`: the bytes

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A shell-style name pattern (`fnmatch(3)` without flags): `*`, `?`, `[abc]`, `[a-z]`, `[!a]`, `\x`.
 ///
 /// Interface names are short ASCII, so matching works on Unicode scalars with simple backtracking.

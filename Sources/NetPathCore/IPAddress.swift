@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// An IPv4 or IPv6 address, parsed and formatted without the C library.
 ///
 /// The core module does no I/O, so it cannot call `inet_pton`; this type does the conversions
@@ -188,7 +190,8 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// Writes `value`'s four bytes as dotted decimal at `index`; returns the index after.
-    private static func writeDotted(_ value: UInt32, into out: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
+    private static func writeDotted(_ value: UInt32, into out: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int
+    {
         var index = index
         for shift in [24, 16, 8, 0] as [UInt32] {
             if shift != 24 {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Tasks waiting for a dispatcher to go idle, each for its own part of it (`Scope`): a pure list
 /// that the dispatcher keeps inside its lock, asks for the ready waiters whenever work ends, and
 /// resumes them outside the lock. Hooks and plugins share it.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One kernel link as netpath sees it: identity, classification, state, addresses and default routes.
 ///
 /// `Interface` is a plain value: construct one in a test with the fields you care about.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One address configured on an interface, as the kernel reports it.
 public struct InterfaceAddress: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
     /// The address scope (`ip addr`'s `scope`).

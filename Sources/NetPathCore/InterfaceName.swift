@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// How a kernel interface name, which is bytes, becomes a Swift `String` and back.
 ///
 /// Linux allows any bytes in an interface name but `/`, `:`, NUL and white space, so a name need

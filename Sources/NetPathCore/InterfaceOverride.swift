@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A configuration override for interfaces whose name matches a glob (`[[interface]]` in config).
 ///
 /// Every matching override applies, in order; a later one wins for each field it sets.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The kind of network an interface connects to: the `NWInterface.InterfaceType` set.
 ///
 /// Virtual links (veth, bridge, tun, …) are ``other`` with their ``Interface/kind`` unless the

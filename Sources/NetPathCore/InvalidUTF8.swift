@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where a file stops being UTF-8: the first byte that does not start a valid sequence.
 ///
 /// Configuration files and traces are UTF-8 text; when one is not, the reader says where, the

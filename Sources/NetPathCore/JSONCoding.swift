@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import FoundationEssentials
 
 /// The one JSON encoding netpath uses everywhere: sorted keys (stable output that diffs and

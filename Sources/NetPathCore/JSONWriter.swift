@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import FoundationEssentials
 
 /// Appends JSON to a byte buffer exactly as `JSONCoding.lineEncoder()` writes it: Foundation's

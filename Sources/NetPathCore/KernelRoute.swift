@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The route the kernel would use for traffic from this host to the internet, for one family:
 /// what `ip route get` answers for an address on the internet, with `ip rule` applied.
 ///

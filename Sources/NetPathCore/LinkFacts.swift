@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What the kernel says about a link, gathered from netlink and sysfs, before classification.
 ///
 /// Classification is a pure function of these facts (and the configured overrides), so fixture

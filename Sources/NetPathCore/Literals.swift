@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // String literals for addresses make tests and examples read like `ip` output. A malformed
 // literal is a programming error, like a malformed `StaticString` format.
 

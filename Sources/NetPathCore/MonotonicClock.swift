@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// `CLOCK_MONOTONIC` read directly, in nanoseconds: the clock of

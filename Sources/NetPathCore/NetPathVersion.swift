@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// netpath's version: the one place it is set.
 ///
 /// `netpathd --version` and `netpathctl --version` print it, the agent's metrics carry it as

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension NetworkPath: CustomStringConvertible {
     /// The path on one line, for logs and `print`: the policy, the status and why, then what a
     /// satisfied path runs over.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The state of the network path as one policy sees it: the `NWPath` fields, computed on Linux.
 ///
 /// Unlike Apple's `NWPath`, this is a plain value you can construct in a test:

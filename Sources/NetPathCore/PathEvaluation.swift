@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A path together with the reasoning behind it: what `netpathctl explain` prints.
 package struct PathEvaluation: Hashable, Sendable {
     /// Why an interface cannot carry the path at all.

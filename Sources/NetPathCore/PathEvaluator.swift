@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Evaluates a ``PathPolicy`` against a ``SystemState`` into a ``NetworkPath``.
 ///
 /// An interface is a *candidate* when it is admin up, has carrier, has a usable address of a

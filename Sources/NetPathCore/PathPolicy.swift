@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One NWPathMonitor-like requirement: which interfaces may carry the path and which is preferred.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import FoundationEssentials
 
 /// The transition state machine: feed it successive ``SystemState``s, get the ``Event``s between them.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// When to probe which interface: the agent's connectivity timetable, as a pure value.
 ///
 /// The rules (docs/connectivity.md, "When probes run"):

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import FoundationEssentials
 
 /// RFC 3339 timestamps in UTC with microseconds (`2026-11-22T03:45:00.123456Z`).

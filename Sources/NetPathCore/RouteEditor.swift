@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One default route in the kernel as a ``RouteEditor`` sees it: the route and the link it leaves by.
 public struct RouteEntry: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The interface index of the route's next hop.

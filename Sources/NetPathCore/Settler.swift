@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Hold-down for flapping links: holds the events of each interface or policy until it has been
 /// quiet for ``window``, then emits only the net transition.
 ///

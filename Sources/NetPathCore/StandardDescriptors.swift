@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// Descriptors 0, 1 and 2 of a process that runs hooks (`netpathd`, `netpathctl simulate

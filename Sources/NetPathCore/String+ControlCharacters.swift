@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension StringProtocol {
     /// The text with every control character (Unicode category Cc: U+0000–U+001F, U+007F,
     /// U+0080–U+009F) written as an escape: `\n`, `\r`, `\t`, or `\uXXXX` for the others.

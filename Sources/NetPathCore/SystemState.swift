@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Everything path evaluation needs to know about the host at one instant.
 ///
 /// The Linux layer fills it from netlink, sysfs and `resolv.conf`; tests and trace replay build it

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension Trace {
     /// A malformed trace: the file, the 1-based line (and column, when one byte is to blame),
     /// and what was wrong there.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Synchronization
 
 /// The worker tasks of a per-subject dispatcher (hooks, plugins): one is started whenever

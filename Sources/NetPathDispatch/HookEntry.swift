@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One file in the hooks directory and what netpath makes of it: what `netpathctl hooks` lists.
 package struct HookEntry: Hashable, Sendable, CustomStringConvertible {
     /// Whether a file runs as a hook.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// Everything a hook receives: the hook contract of docs/hooks.md, as code.

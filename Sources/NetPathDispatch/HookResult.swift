@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What one hook run came to: how it ended, how long it took, how much output was dropped.
 package struct HookResult: Hashable, Sendable, CustomStringConvertible {
     /// How the hook's process ended.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Synchronization
 
 /// Bounds how many hook runs start at once, without letting hung runs hold the bound.

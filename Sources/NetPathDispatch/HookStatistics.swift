@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// Counters the dispatcher keeps, as plain values for metrics and `netpathctl`.

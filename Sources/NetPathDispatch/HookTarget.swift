@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Which hooks one event goes to because of one rule, and with what timeout: the dispatcher's
 /// input next to the event.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// What a script written for networkd-dispatcher(8) receives from netpath: argv and environment

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// An interface's state as systemd-networkd names it (networkctl(1)), derived from what netpath

@@ -1,4 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CLinux
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -276,9 +279,13 @@ final class TrustedPath: Sendable {
 
     /// Checks a directory entered, by the `fstat` of its opened descriptor. The path is only
     /// spelled out for a refusal: the walk runs before every hook.
-    private static func check(_ status: stat, path: @autoclosure () -> String, policy: TrustPolicy) throws(HookRefusal) {
-        if let refusal = policy.directoryRefusal(path: path(), mode: UInt32(status.st_mode), owner: UInt32(status.st_uid))
-        {
+    private static func check(_ status: stat, path: @autoclosure () -> String, policy: TrustPolicy) throws(HookRefusal)
+    {
+        if let refusal = policy.directoryRefusal(
+            path: path(),
+            mode: UInt32(status.st_mode),
+            owner: UInt32(status.st_uid)
+        ) {
             throw refusal
         }
     }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// A link as the kernel last described it in an `RTM_NEWLINK`.

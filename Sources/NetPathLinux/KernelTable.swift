@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// The kernel's links, addresses, rules and default routes, mirrored from rtnetlink messages.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CNetlink
 import NetPathCore
 
@@ -210,7 +212,9 @@ final class MessageCollector {
     static func macString(_ raw: UnsafeRawBufferPointer) -> String {
         guard !raw.isEmpty else { return "" }
         return String(unsafeUninitializedCapacity: raw.count * 3 - 1) { out in
-            func digit(_ value: UInt8) -> UInt8 { value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10 }
+            func digit(_ value: UInt8) -> UInt8 {
+                value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+            }
             var index = 0
             for byte in raw {
                 if index > 0 {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// The DNS servers of `resolv.conf(5)`, for ``NetworkPath/supportsDNS``.

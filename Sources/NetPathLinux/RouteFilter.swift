@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CNetlink
 import Glibc
 import NetPathCore
@@ -38,11 +40,11 @@ package struct RouteFilter {
     /// The program for the default routes and the routes covering `watched`.
     package init(watching watched: [IPAddress]) {
         #if _endian(little)
-        guard watched.count <= Self.maximumAddresses else { return }
-        var program = Assembler()
-        program.assemble(watched)
-        // An over-long jump (never with the limit above) leaves no program rather than a wrong one.
-        if !program.failed { instructions = program.instructions }
+            guard watched.count <= Self.maximumAddresses else { return }
+            var program = Assembler()
+            program.assemble(watched)
+            // An over-long jump (never with the limit above) leaves no program rather than a wrong one.
+            if !program.failed { instructions = program.instructions }
         #endif
     }
 
@@ -54,7 +56,10 @@ package struct RouteFilter {
         if passesEverything { return Self.detach(from: socket) }
         let refused = instructions.withUnsafeBufferPointer { buffer in
             // The kernel only reads the program.
-            var program = sock_fprog(len: UInt16(buffer.count), filter: UnsafeMutablePointer(mutating: buffer.baseAddress))
+            var program = sock_fprog(
+                len: UInt16(buffer.count),
+                filter: UnsafeMutablePointer(mutating: buffer.baseAddress)
+            )
             let size = socklen_t(MemoryLayout<sock_fprog>.size)
             if setsockopt(socket, SOL_SOCKET, SO_ATTACH_FILTER, &program, size) == 0 { return Int32(0) }
             // A replacement is charged to the socket's option memory (net.core.optmem_max) before

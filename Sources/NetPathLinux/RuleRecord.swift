@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// A routing policy rule as the kernel last described it (`RTM_NEWRULE`): `ip rule`.

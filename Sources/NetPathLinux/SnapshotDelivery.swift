@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where a ``NetlinkEngine`` started with ``NetlinkEngine/start(delivering:)`` hands its
 /// snapshots. Both closures run on the engine's thread: they must only queue, never block.
 package struct SnapshotDelivery: Sendable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// Gathers the sysfs half of a link's ``LinkFacts`` from `ROOT/class/net/NAME/`.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// An in-process event handler of the agent: the Swift counterpart of a hook.

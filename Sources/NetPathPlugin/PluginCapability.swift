@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A privilege a plugin asks for in ``Plugin/capabilities``; the agent grants it through
 /// ``PluginContext``.
 ///

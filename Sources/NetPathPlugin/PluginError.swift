@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A failure of the plugin machinery (not of a plugin's own work), with the plugin it concerns.
 public struct PluginError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// The rule that turns one HTTP answer into a verdict (docs/probe-helper.md), apart from the

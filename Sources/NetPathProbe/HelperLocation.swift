@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// Where the agent finds `netpath-probe`, and whether it may run what it found.

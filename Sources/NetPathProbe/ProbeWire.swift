@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 /// The line format spoken over the socketpair between the agent and `netpath-probe`

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 
 // Public, in a module of its own that the library does not re-export: the dispatchers

@@ -1,2 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
+
 @_exported import NetPath
 @_exported import NetPathCore

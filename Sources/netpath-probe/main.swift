@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // netpath-probe: the sandboxed helper that makes netpathd's connectivity probes
 // (docs/probe-helper.md). netpathd starts it with the agent's end of a socketpair as fd 3 and
 // `--mode http` or `--mode icmp`; it confines itself before it reads anything from the network,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import NetPathCore
 import TestSupport
@@ -159,7 +161,9 @@ struct DebianPackageTests {
         )
     }
 
-    @Test("install enables the unit inside the root and creates the probe helper's user; an edited conffile survives the upgrade; purge leaves only that user")
+    @Test(
+        "install enables the unit inside the root and creates the probe helper's user; an edited conffile survives the upgrade; purge leaves only that user"
+    )
     func installUpgradeRemovePurge() async throws {
         try Privileges.requireRoot()
         let current = try await DebianPackage.current()
@@ -190,13 +194,21 @@ struct DebianPackageTests {
                 .filter { $0.hasPrefix("netpath-probe:") }
         }
         let users = try probeUser()
-        #expect(users.count == 1 && users[0].hasSuffix(":netpath connectivity probes:/nonexistent:/usr/sbin/nologin"), "\(users)")
+        #expect(
+            users.count == 1 && users[0].hasSuffix(":netpath connectivity probes:/nonexistent:/usr/sbin/nologin"),
+            "\(users)"
+        )
         let fields = try #require(users.first).split(separator: ":", omittingEmptySubsequences: false)
         let uid = try #require(Int(fields[2]))
         #expect(uid > 0 && uid < 1000, "a system user's uid: \(uid)")
         // And a group of its own, which is the user's group (the helper takes pw_gid).
-        let groups = try Self.text("\(root.path)/etc/group").split(separator: "\n").filter { $0.hasPrefix("netpath-probe:") }
-        #expect(groups.count == 1 && groups.first?.split(separator: ":", omittingEmptySubsequences: false)[2] == fields[3], "\(groups)")
+        let groups = try Self.text("\(root.path)/etc/group").split(separator: "\n").filter {
+            $0.hasPrefix("netpath-probe:")
+        }
+        #expect(
+            groups.count == 1 && groups.first?.split(separator: ":", omittingEmptySubsequences: false)[2] == fields[3],
+            "\(groups)"
+        )
         var hooks = stat()
         #expect(stat("\(root.path)/etc/netpath/hooks.d", &hooks) == 0)
         #expect(hooks.st_mode & 0o7777 == 0o755 && hooks.st_uid == 0 && hooks.st_gid == 0)

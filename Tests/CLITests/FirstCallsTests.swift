@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import TestSupport
 import Testing
@@ -39,7 +41,9 @@ struct FirstCallsTests {
         }
         """
 
-    @Test("the functions a program calls, in the order of their first call, in its threads and vfork children; a fork child runs untouched")
+    @Test(
+        "the functions a program calls, in the order of their first call, in its threads and vfork children; a fork child runs untouched"
+    )
     func recordsFirstCalls() throws {
         let scratch = try ScratchDirectory.make("firstcalls")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -55,12 +59,16 @@ struct FirstCallsTests {
             let fields = line.split(separator: " ")
             return fields.count == 3 && "tTwW".contains(fields[1]) ? "\(fields[0]) \(fields[2])" : nil
         }
-        try Data((symbols.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: scratch.path + "/symbols"))
+        try Data((symbols.joined(separator: "\n") + "\n").utf8).write(
+            to: URL(fileURLWithPath: scratch.path + "/symbols")
+        )
 
         let result = try Command.run([tool, scratch.path + "/symbols", "10", scratch.path + "/order", binary])
 
         #expect(result.status == 0, "firstcalls: \(result.stderr)")
-        let order = try String(contentsOfFile: scratch.path + "/order", encoding: .utf8).split(separator: "\n").map(String.init)
+        let order = try String(contentsOfFile: scratch.path + "/order", encoding: .utf8).split(separator: "\n").map(
+            String.init
+        )
         for name in ["main", "first", "second", "in_thread", "in_vfork"] {
             #expect(order.filter { $0 == name }.count == 1, "\(name) in \(order)")
         }

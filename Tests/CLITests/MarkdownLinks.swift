@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// Finds the references in a Markdown file that do not resolve inside the repository.

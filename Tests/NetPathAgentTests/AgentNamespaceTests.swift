@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import TestSupport
 import Testing
@@ -43,9 +45,12 @@ struct AgentNamespaceTests {
             for round in 1...3 {
                 for (state, event) in [("down", "carrier-down"), ("up", "carrier-up")] {
                     try peer.ip("link", "set", "fl0p", state)
-                    try await agent.awaitHookRun("\(event) \(round) of fl0", count: round) { $0.contains(" \(event) fl0 ") }
+                    try await agent.awaitHookRun("\(event) \(round) of fl0", count: round) {
+                        $0.contains(" \(event) fl0 ")
+                    }
                     _ = try await agent.awaitLines(
-                        in: scratch.appendingPathComponent(event), "20-namespace's line for \(event) \(round)",
+                        in: scratch.appendingPathComponent(event),
+                        "20-namespace's line for \(event) \(round)",
                         count: round
                     ) { _ in true }
                 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import TestSupport
 import Testing
@@ -8,7 +10,9 @@ import Testing
 /// would then move onto the wrong stream.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct AgentStandardDescriptorsTests {
-    @Test("started with descriptors 0, 1 and 2 closed, netpathd opens them on /dev/null, and a hook still gets its event on stdin and its own pipes")
+    @Test(
+        "started with descriptors 0, 1 and 2 closed, netpathd opens them on /dev/null, and a hook still gets its event on stdin and its own pipes"
+    )
     func closedStandardDescriptors() async throws {
         try await NetworkNamespace.with("stdfd") { namespace in
             let scratch = try ScratchDirectory.make("np-stdfd")

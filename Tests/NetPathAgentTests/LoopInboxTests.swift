@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import NetPathControl
 import NetPathLinux
@@ -117,7 +119,9 @@ import Testing
     func idleLoopIsSteppedInline() async throws {
         let inbox = LoopInbox()
         let stepped = Mutex<[(String, ObjectIdentifier)]>([])
-        inbox.handleInline { input in stepped.withLock { $0.append((Self.name(input), ObjectIdentifier(Thread.current))) } }
+        inbox.handleInline { input in
+            stepped.withLock { $0.append((Self.name(input), ObjectIdentifier(Thread.current))) }
+        }
         let loop = Task { Self.name(await inbox.next()) }
         try await waitUntil("the loop waits for an input") { inbox.loopIsWaiting }
         let offeringThread = Mutex<ObjectIdentifier?>(nil)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathConfig
 
 /// Configuration texts shared by several test files.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import FoundationEssentials
 import NetPathCore
 import Testing
@@ -180,7 +182,9 @@ struct IPAddressTests {
         return out
     }
 
-    @Test("every address formats as the reference does, and parses back: zero runs, ties, mapped tails, all digit widths")
+    @Test(
+        "every address formats as the reference does, and parses back: zero runs, ties, mapped tails, all digit widths"
+    )
     func descriptionMatchesTheReference() throws {
         var generator = SystemRandomNumberGenerator()
         // Groups drawn mostly from values that exercise the writer: zeros (runs), digit widths,
@@ -189,10 +193,16 @@ struct IPAddressTests {
         for round in 0..<20_000 {
             let bytes: [UInt8]
             if round % 4 == 0 {
-                bytes = (0..<4).map { _ in [0, 1, 9, 10, 99, 100, 199, 255, UInt8.random(in: 0...255, using: &generator)].randomElement(using: &generator)! }
+                bytes = (0..<4).map { _ in
+                    [0, 1, 9, 10, 99, 100, 199, 255, UInt8.random(in: 0...255, using: &generator)].randomElement(
+                        using: &generator
+                    )!
+                }
             } else {
                 var groups = (0..<8).map { _ in
-                    Bool.random(using: &generator) ? groupValues.randomElement(using: &generator)! : UInt16.random(in: 0...0xffff, using: &generator)
+                    Bool.random(using: &generator)
+                        ? groupValues.randomElement(using: &generator)!
+                        : UInt16.random(in: 0...0xffff, using: &generator)
                 }
                 if round % 7 == 0 { groups.replaceSubrange(0..<6, with: [0, 0, 0, 0, 0, 0xffff]) }
                 bytes = groups.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }

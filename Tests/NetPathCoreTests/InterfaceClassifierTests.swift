@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 import Testing
 
@@ -36,7 +38,11 @@ struct InterfaceClassifierTests {
         ClassifierCase(
             label: "cfg80211's phy80211 beats devices/virtual (a mac80211_hwsim station)",
             facts: LinkFacts(
-                name: "wlan0", devType: "wlan", hasWirelessDirectory: true, hasPhy80211: true, isVirtualPath: true
+                name: "wlan0",
+                devType: "wlan",
+                hasWirelessDirectory: true,
+                hasPhy80211: true,
+                isVirtualPath: true
             ),
             type: .wifi,
             kind: "wlan"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 import Testing
 
@@ -40,7 +42,10 @@ struct PathEvaluatorTests {
                     )
                 )
             }
-            let state = SystemState(interfaces: interfaces.shuffled(using: &generator), dnsServers: [Sample.gateway4(2)])
+            let state = SystemState(
+                interfaces: interfaces.shuffled(using: &generator),
+                dnsServers: [Sample.gateway4(2)]
+            )
             for policy in policies {
                 let evaluator = PathEvaluator(policy: policy)
                 let full = evaluator.evaluate(state)
@@ -93,7 +98,9 @@ struct PathEvaluatorTests {
         #expect(forward == backward)
     }
 
-    @Test("the candidates' order is the same whatever order the interfaces come in, with ties, metered links and preferences")
+    @Test(
+        "the candidates' order is the same whatever order the interfaces come in, with ties, metered links and preferences"
+    )
     func candidateOrderIsAFunctionOfTheCandidates() {
         var generator = SystemRandomNumberGenerator()
         let policies = [
@@ -126,7 +133,10 @@ struct PathEvaluatorTests {
                     }
                 }
                 #expect(ranks == Array(ranks.indices))
-                #expect(evaluation.path.availableInterfaces.map(\.name) == evaluation.verdicts.prefix(ranks.count).map(\.interface.name))
+                #expect(
+                    evaluation.path.availableInterfaces.map(\.name)
+                        == evaluation.verdicts.prefix(ranks.count).map(\.interface.name)
+                )
             }
         }
     }

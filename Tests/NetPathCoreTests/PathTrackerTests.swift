@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import FoundationEssentials
 import NetPathCore
 import Testing
@@ -27,7 +29,9 @@ private func steps(_ events: [Event]) -> [Step] {
 
 @Suite("PathTracker")
 struct PathTrackerTests {
-    @Test("interface events pair the lists by index the same way whether they come in index order (merged) or not (looked up)")
+    @Test(
+        "interface events pair the lists by index the same way whether they come in index order (merged) or not (looked up)"
+    )
     func interfaceEventsInAnyOrder() {
         var generator = SystemRandomNumberGenerator()
         func uplinks(_ indexes: [Int32]) -> [Interface] {
@@ -334,7 +338,10 @@ struct PathTrackerTests {
         lost.operState = .lowerlayerdown
         var t = tracker([Sample.loopback, veth])
         let changes: [([Interface], [Step])] = [
-            ([Sample.loopback, lost], [.interface(.carrierDown, "veth0"), .interface(.down, "veth0"), .path(.unsatisfied)]),
+            (
+                [Sample.loopback, lost],
+                [.interface(.carrierDown, "veth0"), .interface(.down, "veth0"), .path(.unsatisfied)]
+            ),
             ([Sample.loopback, veth], [.interface(.carrierUp, "veth0"), .interface(.up, "veth0"), .path(.satisfied)]),
             ([Sample.loopback], [.interface(.down, "veth0"), .interface(.removed, "veth0"), .path(.unsatisfied)]),
         ]

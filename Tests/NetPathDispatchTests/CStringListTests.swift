@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 import Testing
 
@@ -107,4 +109,3 @@ struct CStringListTests {
         #expect(strings(short) == ["Z1", "Y2"])
     }
 }
-

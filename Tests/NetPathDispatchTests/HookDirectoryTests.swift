@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import NetPathDispatch
 import TestSupport
@@ -225,14 +227,24 @@ struct HookDirectoryTests {
                     let hook = try hooks.open(name)
                     #expect(hook.resolvedPath == target, "\(name) resolved to \(hook.resolvedPath)")
                     let result = await HookRunner(logger: LogStore().logger).run(
-                        HookInvocation(hook: name, event: Events.interface(.up, "eth0"), rule: nil, timeout: .seconds(10)),
+                        HookInvocation(
+                            hook: name,
+                            event: Events.interface(.up, "eth0"),
+                            rule: nil,
+                            timeout: .seconds(10)
+                        ),
                         executing: hook
                     )
                     #expect(result.termination == .exited(0))
                 }
                 // A directory behind such a name is checked like any other: writable by others, refused.
                 try outside.chmod("a", 0o777)
-                #expect(throws: HookRefusal.directoryWritableByGroupOrOthers(path: outside.path("a"), mode: UInt32(S_IFDIR) | 0o777)) {
+                #expect(
+                    throws: HookRefusal.directoryWritableByGroupOrOthers(
+                        path: outside.path("a"),
+                        mode: UInt32(S_IFDIR) | 0o777
+                    )
+                ) {
                     try hooks.open("20-through")
                 }
             }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import NetPathCore
 import TestSupport
@@ -36,7 +38,10 @@ extension HookRunnerTests {
                 let result = try await Self.run("10-cat", in: dir, event: event)
                 #expect(result.termination == .exited(0))
                 let written = try #require(FileManager.default.contents(atPath: dir.path("stdin")))
-                #expect(Array(written) == expected, "\(addresses) addresses: \(written.count) of \(expected.count) bytes")
+                #expect(
+                    Array(written) == expected,
+                    "\(addresses) addresses: \(written.count) of \(expected.count) bytes"
+                )
             }
         }
     }

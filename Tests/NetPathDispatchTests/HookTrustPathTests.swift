@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import NetPathDispatch
 import TestSupport
@@ -163,7 +165,10 @@ struct HookTrustPathTests {
             let (hooks, first) = try checkedOnce(base)
             for (directory, mode) in [("etc", 0o775), ("etc/hooks.d", 0o757)] as [(String, mode_t)] {
                 guard chmod(base.path(directory), mode) == 0 else { throw TestFailure("chmod \(directory)") }
-                let refusal = HookRefusal.directoryWritableByGroupOrOthers(path: base.path(directory), mode: 0o40000 | UInt32(mode))
+                let refusal = HookRefusal.directoryWritableByGroupOrOthers(
+                    path: base.path(directory),
+                    mode: 0o40000 | UInt32(mode)
+                )
                 #expect(throws: refusal) { try hooks.open("50-hook", in: hooks.snapshot()) }
                 #expect(throws: refusal) { try hooks.open("50-hook") }
                 guard chmod(base.path(directory), 0o755) == 0 else { throw TestFailure("chmod \(directory)") }
@@ -226,7 +231,9 @@ struct HookTrustPathTests {
         }
     }
 
-    @Test("a directory on the path replaced by a symlink after a check: the next check follows it and checks its target")
+    @Test(
+        "a directory on the path replaced by a symlink after a check: the next check follows it and checks its target"
+    )
     func directoryReplacedBySymlinkAfterACheck() async throws {
         try await TemporaryDirectory.with { base in
             let (hooks, _) = try checkedOnce(base)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import Testing
 
@@ -7,11 +9,14 @@ import Testing
 struct SparePipesTests {
     /// The six ends of `pipes`, with the inode each names (the pipe's).
     static func ends(_ pipes: HookPipes) -> [(fd: Int32, inode: UInt64)] {
-        [pipes.input.readEnd, pipes.input.writeEnd, pipes.output.read, pipes.output.write, pipes.error.read, pipes.error.write]
-            .map { fd in
-                var status = stat()
-                return (fd, fstat(fd, &status) == 0 ? UInt64(status.st_ino) : 0)
-            }
+        [
+            pipes.input.readEnd, pipes.input.writeEnd, pipes.output.read, pipes.output.write, pipes.error.read,
+            pipes.error.write,
+        ]
+        .map { fd in
+            var status = stat()
+            return (fd, fstat(fd, &status) == 0 ? UInt64(status.st_ino) : 0)
+        }
     }
 
     /// Whether `end` is closed: its number names nothing, or (reused by another test running
@@ -38,7 +43,10 @@ struct SparePipesTests {
         #expect(Set(ends.map(\.inode)).count == 6, "not three pipes a set")
         for pipes in [first, second] {
             // Close-on-exec everywhere; the runner's ends non-blocking, the hook's blocking.
-            for fd in [pipes.input.readEnd, pipes.input.writeEnd, pipes.output.read, pipes.output.write, pipes.error.read, pipes.error.write] {
+            for fd in [
+                pipes.input.readEnd, pipes.input.writeEnd, pipes.output.read, pipes.output.write, pipes.error.read,
+                pipes.error.write,
+            ] {
                 #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0)
             }
             for fd in [pipes.input.writeEnd, pipes.output.read, pipes.error.read] {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import NetPathCore
 import NetPathLinux
@@ -253,7 +255,9 @@ struct NetlinkEngineTests {
         )
     }
 
-    @Test("without the kernel's filter, 10,000 specific routes are read, counted and dropped: the table holds only the default routes")
+    @Test(
+        "without the kernel's filter, 10,000 specific routes are read, counted and dropped: the table holds only the default routes"
+    )
     func specificRoutesAreNotRetained() async throws {
         try await NetworkNamespace.with("flat") { ns in
             try Self.addUplink(to: ns)
@@ -277,7 +281,9 @@ struct NetlinkEngineTests {
         }
     }
 
-    @Test("with the kernel's filter, 10,000 specific routes never reach the engine; a default route and a target's covering route do")
+    @Test(
+        "with the kernel's filter, 10,000 specific routes never reach the engine; a default route and a target's covering route do"
+    )
     func kernelDropsSpecificRoutes() async throws {
         try await NetworkNamespace.with("filtered") { ns in
             try Self.addUplink(to: ns)

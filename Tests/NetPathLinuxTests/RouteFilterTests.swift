@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CNetlink
 import Glibc
 import NetPathCore
@@ -30,7 +32,9 @@ struct RouteFilterTests {
 
         /// Whether `message` gets through.
         func passes(_ message: [UInt8]) throws -> Bool {
-            guard send(sender, message, message.count, 0) == message.count else { throw Failure("send: errno \(errno)") }
+            guard send(sender, message, message.count, 0) == message.count else {
+                throw Failure("send: errno \(errno)")
+            }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let received = recv(receiver, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if received < 0 && errno == EAGAIN { return false }
@@ -62,13 +66,18 @@ struct RouteFilterTests {
     ) -> [UInt8] {
         func attribute(_ type: UInt16, _ payload: [UInt8]) -> [UInt8] {
             let length = UInt16(4 + payload.count)
-            var bytes = withUnsafeBytes(of: length.littleEndian, Array.init) + withUnsafeBytes(of: type.littleEndian, Array.init)
+            var bytes =
+                withUnsafeBytes(of: length.littleEndian, Array.init)
+                + withUnsafeBytes(of: type.littleEndian, Array.init)
             bytes += payload
             while bytes.count % 4 != 0 { bytes.append(0) }
             return bytes
         }
         let table = attribute(UInt16(RTA_TABLE.rawValue), withUnsafeBytes(of: UInt32(254).littleEndian, Array.init))
-        let priority = attribute(UInt16(RTA_PRIORITY.rawValue), withUnsafeBytes(of: UInt32(100).littleEndian, Array.init))
+        let priority = attribute(
+            UInt16(RTA_PRIORITY.rawValue),
+            withUnsafeBytes(of: UInt32(100).littleEndian, Array.init)
+        )
         let dst = attribute(UInt16(RTA_DST.rawValue), destination)
         let attributes: [UInt8]
         switch layout {
@@ -109,7 +118,9 @@ struct RouteFilterTests {
         KernelRoute.probe(.ipv4), KernelRoute.probe(.ipv6), "192.0.2.77", "2001:db8:1:2:3:4:5:6",
     ]
 
-    @Test("route messages: what passes is exactly what the engine's walk keeps, for every prefix length and layout it can read")
+    @Test(
+        "route messages: what passes is exactly what the engine's walk keeps, for every prefix length and layout it can read"
+    )
     func passesWhatTheWalkKeeps() throws {
         let pair = try Pair(RouteFilter(watching: Self.watched))
         var generator = SystemRandomNumberGenerator()
@@ -159,7 +170,9 @@ struct RouteFilterTests {
     @Test("links, addresses and rules pass, as do truncated route messages; routes of other families do not")
     func otherMessages() throws {
         let pair = try Pair(RouteFilter(watching: []))
-        for type in [RTM_NEWLINK, RTM_DELLINK, RTM_NEWADDR, RTM_DELADDR, RTM_NEWRULE, RTM_DELRULE, 0x1_00 | RTM_NEWROUTE] {
+        for type in [
+            RTM_NEWLINK, RTM_DELLINK, RTM_NEWADDR, RTM_DELADDR, RTM_NEWRULE, RTM_DELRULE, 0x1_00 | RTM_NEWROUTE,
+        ] {
             var message = Self.route(family: AF_INET, length: 32, destination: [10, 9, 0, 1], layout: .afterTable)
             message[4] = UInt8(type & 0xFF)
             message[5] = UInt8(type >> 8)
@@ -189,7 +202,8 @@ struct RouteFilterTests {
         // The largest programs the limit allows, of each family and mixed as the engine makes
         // them (the probes first), are ones the kernel takes, and they still decide right.
         let ipv4 = (1...RouteFilter.maximumAddresses).map { IPAddress("10.\($0).0.1")! }
-        let mixed = [KernelRoute.probe(.ipv4), KernelRoute.probe(.ipv6)]
+        let mixed =
+            [KernelRoute.probe(.ipv4), KernelRoute.probe(.ipv6)]
             + (0..<(RouteFilter.maximumAddresses - 2)).map { $0 % 2 == 0 ? ipv4[$0] : many[$0] }
         for list in [Array(many.dropLast()), ipv4, mixed] {
             let largest = RouteFilter(watching: list)
@@ -198,7 +212,12 @@ struct RouteFilterTests {
             for address in [list.first!, list.last!] {
                 let width = address.bytes.count
                 let family = width == 4 ? AF_INET : AF_INET6
-                let covering = Self.route(family: family, length: width * 8 - 8, destination: address.bytes, layout: .afterTable)
+                let covering = Self.route(
+                    family: family,
+                    length: width * 8 - 8,
+                    destination: address.bytes,
+                    layout: .afterTable
+                )
                 #expect(try pair.passes(covering), "\(address) in a list of \(list.count)")
                 var other = address.bytes
                 other[0] ^= 0x40

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NetPathCore
 import NetPathLinux
 import TestSupport
@@ -55,7 +57,9 @@ struct RouteStormTests {
 
     /// The storm with the default receive buffer, the kernel's filter on or off: the engine's
     /// counters before and after, once its mirror equals the kernel's table of default routes.
-    static func storm(_ prefix: String, filtered: Bool) async throws -> (before: EngineStatistics, after: EngineStatistics) {
+    static func storm(_ prefix: String, filtered: Bool) async throws -> (
+        before: EngineStatistics, after: EngineStatistics
+    ) {
         try await NetworkNamespace.with(prefix) { ns in
             let lines = try Self.prepare(ns)
             let (engine, recorder) = try await NetlinkEngineTests.startEngine(in: ns, filtersRoutesInKernel: filtered)

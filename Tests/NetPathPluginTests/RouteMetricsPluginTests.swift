@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import Logging
 import NetPathConfig
@@ -53,6 +55,31 @@ struct RouteMetricsPluginTests {
         try ns.ip("-6", "route", "add", "default", "via", "2001:db8:2::1", "dev", "wlan0", "metric", "100")
     }
 
+    /// route-metrics on the default policy in `ns`, fed by a pipeline that watches `ns`.
+    static func enforcing(in ns: NetworkNamespace) async throws -> (PluginRunner, Pipeline) {
+        let settings = PluginConfiguration(
+            name: "route-metrics",
+            table: try ConfigurationLoaderShim.table("policy = \"default\"", name: "route-metrics"),
+            file: "netpath.toml"
+        )
+        let plugin = LoadedPlugin(try RouteMetricsPlugin(configuration: settings), configuration: settings)
+        let runner = PluginRunner(
+            plugins: [plugin],
+            routeEditor: try NetlinkRouteEditor(namespace: ns.name),
+            options: .init(timeout: .seconds(5)),
+            logger: Logger(label: "test.route-metrics")
+        )
+        let pipeline = try await Pipeline(
+            namespace: ns,
+            overrides: overrides,
+            policies: [policy],
+            runner: runner,
+            plugins: ["route-metrics"],
+            deliverStartup: false
+        )
+        return (runner, pipeline)
+    }
+
     @Test("enforces the preferred wired uplink, follows carrier loss, never leaves no default route, restores on stop")
     func enforcesAndRestores() async throws {
         try await NetworkNamespace.with(["rm", "rmpeer"]) { namespaces in
@@ -62,26 +89,7 @@ struct RouteMetricsPluginTests {
             #expect(try Routes.device(for: v4, in: ns) == "wlan0")
             #expect(try Routes.device(for: v6, in: ns) == "wlan0")
 
-            let settings = PluginConfiguration(
-                name: "route-metrics",
-                table: try ConfigurationLoaderShim.table("policy = \"default\"", name: "route-metrics"),
-                file: "netpath.toml"
-            )
-            let plugin = LoadedPlugin(try RouteMetricsPlugin(configuration: settings), configuration: settings)
-            let runner = PluginRunner(
-                plugins: [plugin],
-                routeEditor: try NetlinkRouteEditor(namespace: ns.name),
-                options: .init(timeout: .seconds(5)),
-                logger: Logger(label: "test.route-metrics")
-            )
-            let pipeline = try await Pipeline(
-                namespace: ns,
-                overrides: Self.overrides,
-                policies: [Self.policy],
-                runner: runner,
-                plugins: ["route-metrics"],
-                deliverStartup: false
-            )
+            let (runner, pipeline) = try await Self.enforcing(in: ns)
             defer { pipeline.stop() }
             // Two witnesses that a default route exists at every instant: `ip route show` polled in
             // a tight loop, and every route notification replayed (which sees each add and delete).
@@ -156,26 +164,7 @@ struct RouteMetricsPluginTests {
                 "route add default via 203.0.113.1 dev wlan0 metric 1024",
                 "route append default via 198.51.100.1 dev wired0 metric 1024",
             ])
-            let settings = PluginConfiguration(
-                name: "route-metrics",
-                table: try ConfigurationLoaderShim.table("policy = \"default\"", name: "route-metrics"),
-                file: "netpath.toml"
-            )
-            let plugin = LoadedPlugin(try RouteMetricsPlugin(configuration: settings), configuration: settings)
-            let runner = PluginRunner(
-                plugins: [plugin],
-                routeEditor: try NetlinkRouteEditor(namespace: ns.name),
-                options: .init(timeout: .seconds(5)),
-                logger: Logger(label: "test.route-metrics")
-            )
-            let pipeline = try await Pipeline(
-                namespace: ns,
-                overrides: Self.overrides,
-                policies: [Self.policy],
-                runner: runner,
-                plugins: ["route-metrics"],
-                deliverStartup: false
-            )
+            let (runner, pipeline) = try await Self.enforcing(in: ns)
             defer { pipeline.stop() }
 
             await runner.startAll()

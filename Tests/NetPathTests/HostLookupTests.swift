@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Dispatch
 import Foundation
 import NetPath
@@ -216,7 +218,10 @@ struct HostLookupTests {
                 // all, the line still comes, and the bound below says how late.
                 let line: String
                 do {
-                    line = try await lines.next("the host's, the target's and the default path's lines", timeout: .seconds(30))
+                    line = try await lines.next(
+                        "the host's, the target's and the default path's lines",
+                        timeout: .seconds(30)
+                    )
                 } catch {
                     throw TestFailure(
                         "\(error); the example's stdout: \(await lines.all.suffix(20)); its stderr: \(await errors.all.suffix(20))"
@@ -227,7 +232,10 @@ struct HostLookupTests {
                 if satisfied == nil, line.hasPrefix("path default: satisfied via up0") { satisfied = line }
             }
             #expect(host == "host api.netpath-test.example: unresolved (looking up)")
-            #expect(target?.contains("unsatisfied") == true && target?.contains("(target-unresolved)") == true, "\(target ?? "")")
+            #expect(
+                target?.contains("unsatisfied") == true && target?.contains("(target-unresolved)") == true,
+                "\(target ?? "")"
+            )
             let started = ContinuousClock.now - began
             #expect(started < .seconds(5), "the monitors were running \(started) after launch")
 

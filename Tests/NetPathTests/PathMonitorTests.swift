@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Dispatch
 import Foundation
 import NetPath
@@ -59,7 +61,10 @@ struct PathMonitorTests {
             for recorder in recorders { _ = try await recorder.next("the initial path", where: Self.satisfied) }
             #expect(source.subscriberCount == 2)
             #expect(try NamespaceResources.of(uplink.namespace) == NamespaceResources(threads: 1, netlinkSockets: 2))
-            #expect(try NamespaceResources.threadsInside(uplink.namespace) == 0, "a thread of ours entered the namespace")
+            #expect(
+                try NamespaceResources.threadsInside(uplink.namespace) == 0,
+                "a thread of ours entered the namespace"
+            )
 
             for _ in 0..<2 {
                 try uplink.setCarrier(false)

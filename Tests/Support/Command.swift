@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// Runs a program to completion and captures its output. Arguments are passed as an array:

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A fake systemd: a Unix datagram socket whose messages (`READY=1`, …) a test awaits.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// Resumes a continuation once, from whichever side comes first: what a bounded wait for

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Records every element of an async sequence as it arrives, so a test can await "the next
 /// element that satisfies X" with a deadline, any number of times, without re-iterating.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A `resolv.conf` for one namespace: `ip netns exec` bind-mounts `/etc/netns/NAME/resolv.conf`

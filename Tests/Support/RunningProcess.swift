@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A child process whose stdout lines (and stderr lines) arrive as async sequences, and which is

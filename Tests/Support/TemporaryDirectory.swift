@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A fresh directory under the system's temporary one, for tests of files that no trust rule

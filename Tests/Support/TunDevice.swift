@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A tun link with carrier: the stand-in for a WireGuard or OpenVPN tunnel, which this kernel

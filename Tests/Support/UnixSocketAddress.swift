@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// Calls `body` with `path` as a Unix socket address, for `bind` and `connect` in tests.

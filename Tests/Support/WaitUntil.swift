@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Waits until `condition` holds, checking every 10 ms, for at most `timeout`: for state that
 /// changes without announcing it (counters, files), where there is no event to await.
 ///

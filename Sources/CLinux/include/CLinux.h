@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The system calls netpath needs that Swift's Glibc module does not offer: glibc declares them
 // (and their constants) only under _GNU_SOURCE, which a Swift module cannot set without changing
 // types it shares with Glibc (fd_set's layout). system.c is compiled with _GNU_SOURCE and names

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Values: strings, numbers, booleans, arrays and inline tables.
 extension TOMLParser {
     mutating func parseValue(depth: Int) throws(TOMLSyntaxError) -> TOMLValue {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A TOML 1.0 parser that keeps the line and column of every table, key and value.
 ///
 /// netpath parses its own TOML because every semantic error in a config file must point at

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Why a TOML document could not be parsed: where, and what was expected and found.
 ///
 /// The parser stops at the first syntax error, so a document has at most one.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One TOML value and where it was written.
 ///
 /// Strings, integers, floats and booleans are leaves; arrays and tables nest. Every value keeps

@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+// SPDX-License-Identifier: Apache-2.0
 //
 // A client of netpath as a developer porting an Apple app would write one: the path monitoring
 // code of Sources/AppleStyleClient is written as Apple's documentation and the usual tutorials

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """A connectivity endpoint, a captive portal and hostile servers in one, for the probe tests.
 
     endpoint.py PORT [CHOICES]

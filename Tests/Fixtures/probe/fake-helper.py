@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+
 """A stand-in for netpath-probe that speaks the wire format well or badly, for the client's tests.
 
     fake-helper.py BEHAVIOUR STATE_FILE --mode MODE     (its socket is fd 3)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Network
 
 // The async sequence of iOS 17 / macOS 14.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Network
 
 // A handler that counts updates in a captured variable.
