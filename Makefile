@@ -252,6 +252,10 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 	chmod 0644 "$$unit.tmp"; mv -f "$$unit.tmp" "$$unit"; \
 	grep -qxF 'ExecStart=$(SBINDIR)/netpathd' "$$unit" || { echo "make install: ExecStart not rewritten in $$unit" >&2; exit 1; }; \
 	grep -qxF 'ExecReload=$(BINDIR)/netpathctl reload' "$$unit" || { echo "make install: ExecReload not rewritten in $$unit" >&2; exit 1; }; \
+	wait_unit="$(DESTDIR)$(UNITDIR)/netpath-wait-online.service"; \
+	sed -e 's|/usr/local/bin/netpathctl wait-online|$(BINDIR)/netpathctl wait-online|' config/netpath-wait-online.service > "$$wait_unit.tmp"; \
+	chmod 0644 "$$wait_unit.tmp"; mv -f "$$wait_unit.tmp" "$$wait_unit"; \
+	grep -qxF 'ExecStart=$(BINDIR)/netpathctl wait-online' "$$wait_unit" || { echo "make install: ExecStart not rewritten in $$wait_unit" >&2; exit 1; }; \
 	$(INSTALL) -d -m 0755 "$(DESTDIR)$(SYSUSERSDIR)"; \
 	$(INSTALL) -m 0644 packaging/debian/netpath.sysusers "$(DESTDIR)$(SYSUSERSDIR)/netpath.conf"; \
 	etc="$(DESTDIR)$(SYSCONFDIR)/netpath"; \
@@ -272,12 +276,13 @@ install: $(if $(filter 1 yes true,$(NO_BUILD)),,install-build)
 			$(INSTALL) -m $$mode "$$hook" "$$examples/"; \
 		done; \
 	fi; \
-	echo "make install: installed netpathd in $(DESTDIR)$(SBINDIR), netpathctl in $(DESTDIR)$(BINDIR), netpath-probe in $(DESTDIR)$(LIBEXECDIR), the unit in $(DESTDIR)$(UNITDIR)"; \
+	echo "make install: installed netpathd in $(DESTDIR)$(SBINDIR), netpathctl in $(DESTDIR)$(BINDIR), netpath-probe in $(DESTDIR)$(LIBEXECDIR), the units in $(DESTDIR)$(UNITDIR) (netpath-wait-online.service not enabled: docs/wait-online.md)"; \
 	echo "make install: the probe helper's user netpath-probe is declared in $(DESTDIR)$(SYSUSERSDIR)/netpath.conf: run 'systemd-sysusers $(SYSUSERSDIR)/netpath.conf' to create it (until then the helper runs as nobody)"
 
 # Removes what install put outside /etc; the configuration and hooks in /etc/netpath stay.
 uninstall:
 	rm -f "$(DESTDIR)$(SBINDIR)/netpathd" "$(DESTDIR)$(BINDIR)/netpathctl" "$(DESTDIR)$(UNITDIR)/netpathd.service"
+	rm -f "$(DESTDIR)$(UNITDIR)/netpath-wait-online.service"
 	rm -f "$(DESTDIR)$(LIBEXECDIR)/netpath-probe" "$(DESTDIR)$(SYSUSERSDIR)/netpath.conf"
 	rmdir "$(DESTDIR)$(LIBEXECDIR)" 2>/dev/null || true
 	rm -rf "$(DESTDIR)$(DATADIR)/examples"

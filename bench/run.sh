@@ -18,6 +18,8 @@
 #   7. connectivity (issue 21): a portal turning into full internet, a link change, what probing
 #      costs netpathd at idle (bench/connectivity.py), and the probe helper per probe
 #      (bench/probe_helper.py).
+#   8. wait-online (issue 40): the change that makes the path online → `netpathctl wait-online`'s
+#      answer, beside `ip monitor` seeing the same change (bench/waitonline.py).
 #
 # Prints a markdown summary on stdout and rewrites the generated part of BENCHMARKS.md.
 # Needs root (network namespaces), ip, cc and python3; installs Debian's netplug and linux-perf
@@ -36,7 +38,7 @@
 # second slowest of 100 to 199; 0 routes to skip), CONNECTIVITY_ROUNDS /
 # CONNECTIVITY_AFTER / CONNECTIVITY_IDLE (bench/connectivity.py: rounds, seconds behind the portal
 # before it turns into full internet, idle seconds; default 3 / 20 / 20), PROBE_COUNT (probes of
-# each kind for bench/probe_helper.py, default 200), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
+# each kind for bench/probe_helper.py, default 200), WAIT_ONLINE_ROUNDS (bench/waitonline.py, default 50), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
 # phases, wait up to QUIET_TIMEOUT for the shared machine to be under QUIET_MAX_BUSY % busy.
 set -euo pipefail
 
@@ -61,6 +63,7 @@ CONNECTIVITY_ROUNDS=${CONNECTIVITY_ROUNDS:-3}
 CONNECTIVITY_AFTER=${CONNECTIVITY_AFTER:-20}
 CONNECTIVITY_IDLE=${CONNECTIVITY_IDLE:-20}
 PROBE_COUNT=${PROBE_COUNT:-200}
+WAIT_ONLINE_ROUNDS=${WAIT_ONLINE_ROUNDS:-50}
 NETPATHD=$(realpath "$BUILD_DIR/netpathd")
 NETWORK_EXAMPLE=$(realpath "$BUILD_DIR/network-monitor-example")
 
@@ -224,6 +227,15 @@ run python3 bench/connectivity.py --ns "$PREFIX-cn" --peer-ns "$PREFIX-cn-p" --n
     --after "$CONNECTIVITY_AFTER" --idle "$CONNECTIVITY_IDLE" --out "$RESULTS/connectivity.json"
 delete_ns "$PREFIX-cn"
 delete_ns "$PREFIX-cn-p"
+echo "== wait-online: the change that makes the path online → wait-online's answer, beside ip monitor (issue 40)" >&2
+quiet "the wait-online phase"
+new_ns "$PREFIX-wo"
+new_ns "$PREFIX-wo-p"
+add_veth "$PREFIX-wo" "$PREFIX-wo-p"
+run python3 bench/waitonline.py --ns "$PREFIX-wo" --netpathd "$NETPATHD" --netpathctl "$NETPATHCTL" \
+    --work "$RESULTS/waitonline" --rounds "$WAIT_ONLINE_ROUNDS" --out "$RESULTS/waitonline.json"
+delete_ns "$PREFIX-wo"
+delete_ns "$PREFIX-wo-p"
 echo "== the probe helper's RSS and CPU per probe (issue 21)" >&2
 PROBES=$PROBE_COUNT run python3 bench/probe_helper.py "$BUILD_DIR" >"$RESULTS/probe_helper.md"
 

@@ -100,7 +100,8 @@ done
 
 # Modes as dh_fixperms leaves them; owners are root's (dpkg-deb --root-owner-group).
 find "$stage" -type d -exec chmod 0755 {} +
-chmod 0644 "$stage/etc/netpath/netpath.toml" "$stage/lib/systemd/system/netpathd.service"
+chmod 0644 "$stage/etc/netpath/netpath.toml" "$stage/lib/systemd/system/netpathd.service" \
+	"$stage/lib/systemd/system/netpath-wait-online.service"
 
 # Control files.
 install -d -m 0755 "$stage/DEBIAN"

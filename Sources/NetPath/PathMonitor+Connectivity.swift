@@ -28,7 +28,9 @@ extension PathMonitor {
     /// (`.full`, or `.portal` to accept a captive portal), and returns that path: what
     /// `NWPathMonitor` users build by hand around a connectivity check.
     ///
-    /// `unknown` never counts: the wait is for a probe's verdict. Only a source that probes
+    /// `unknown` never counts: the wait is for a probe's verdict. It is what `netpathctl
+    /// wait-online --connectivity` waits for (docs/wait-online.md), one definition for both.
+    /// Only a source that probes
     /// reports connectivity: ``AgentPathSource`` with a netpathd whose configuration has
     /// `[connectivity]` (docs/connectivity.md). The paths of a ``KernelPathSource`` stay
     /// `unknown`, so a wait on one ends only by its timeout.
@@ -73,9 +75,10 @@ extension PathMonitor {
         return found
     }
 
-    /// Whether `path` is satisfied with a verdict of at least `required`.
+    /// Whether `path` is satisfied with a verdict of at least `required`: what
+    /// `netpathctl wait-online --connectivity` waits for too.
     static func meets(_ path: NetworkPath, _ required: Connectivity) -> Bool {
-        path.status == .satisfied && path.connectivity != .unknown && path.connectivity.satisfies(required)
+        path.isOnline(requiring: required)
     }
 }
 

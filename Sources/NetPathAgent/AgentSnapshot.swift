@@ -15,7 +15,12 @@ struct AgentSnapshot: Sendable {
     var time = Date()
 
     var status: StatusReport {
-        StatusReport(interfaces: state.interfaces, paths: paths, kernelRoutes: state.kernelRoutes)
+        StatusReport(
+            interfaces: state.interfaces,
+            paths: paths,
+            kernelRoutes: state.kernelRoutes,
+            probing: configuration.connectivity != nil
+        )
     }
 
     var explain: ExplainReply {

@@ -120,6 +120,12 @@ final class ControlServer: @unchecked Sendable {
             }
             unlink(path)
         }
+        // Bound under a name of its own and renamed into place once it listens: the socket
+        // appears at `path` only when it takes connections, so a client that waits for it
+        // (`netpathctl wait-online`, through inotify) is never refused by a socket not yet
+        // listening.
+        let bindPath = path + ".\(getpid()).new"
+        unlink(bindPath)
         let fd = socket(
             AF_UNIX,
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
@@ -128,7 +134,7 @@ final class ControlServer: @unchecked Sendable {
         guard fd >= 0 else { throw Agent.StartError(description: "socket: \(Errno(rawValue: errno).description)") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
+        let bytes = Array(bindPath.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
             close(fd)
             throw Agent.StartError(description: "control socket path too long: \(path)")
@@ -150,16 +156,24 @@ final class ControlServer: @unchecked Sendable {
         // Owner and group first, then the mode: the socket is never 0660 for a group it is not meant for.
         let owner = geteuid() == 0 ? uid_t(0) : uid_t.max  // uid_t.max (-1): leave as it is
         let socketGroup = group.map { gid_t($0) } ?? (geteuid() == 0 ? gid_t(0) : gid_t.max)
-        if chown(path, owner, socketGroup) != 0, let group {
+        if chown(bindPath, owner, socketGroup) != 0, let group {
             let reason = Errno(rawValue: errno).description
             close(fd)
-            unlink(path)
+            unlink(bindPath)
             throw Agent.StartError(description: "cannot give \(path) to control_group (gid \(group)): \(reason)")
         }
-        chmod(path, 0o660)
+        chmod(bindPath, 0o660)
         guard listen(fd, 16) == 0 else {
+            let reason = Errno(rawValue: errno).description
             close(fd)
-            throw Agent.StartError(description: "listen \(path): \(Errno(rawValue: errno).description)")
+            unlink(bindPath)
+            throw Agent.StartError(description: "listen \(path): \(reason)")
+        }
+        guard rename(bindPath, path) == 0 else {
+            let reason = Errno(rawValue: errno).description
+            close(fd)
+            unlink(bindPath)
+            throw Agent.StartError(description: "cannot move the control socket to \(path): \(reason)")
         }
         listener = fd
         guard OSThread.detach({ [self] in serve() }) else {

@@ -188,8 +188,12 @@ package final class ControlClient {
         try readLine(within: nil)
     }
 
-    /// The next line, waiting `timeout` at most (forever when `nil`).
-    private func readLine(within timeout: Duration?) throws(Failure) -> String? {
+    /// The next line, waiting `timeout` at most (forever when `nil`); `nil` when the agent closed
+    /// the connection.
+    ///
+    /// - Throws: ``Failure/noReply(path:timeout:)`` when no whole line came in time; the
+    ///   connection is then shut down.
+    package func readLine(within timeout: Duration?) throws(Failure) -> String? {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {

@@ -110,16 +110,26 @@ package struct StatusReport: Codable, Sendable, Equatable {
     package var paths: [NetworkPath]
     /// The kernel's routes to the internet per family, with their table and rule (`ip route get`).
     package var kernelRoutes: [KernelRoute]
+    /// Whether the agent probes connectivity (its configuration has `[connectivity]`); `nil`
+    /// from an agent older than `wait-online`, and in `status --local`.
+    package var probing: Bool?
 
-    package init(interfaces: [Interface], paths: [NetworkPath], kernelRoutes: [KernelRoute] = []) {
+    package init(
+        interfaces: [Interface],
+        paths: [NetworkPath],
+        kernelRoutes: [KernelRoute] = [],
+        probing: Bool? = nil
+    ) {
         self.interfaces = interfaces
         self.paths = paths
         self.kernelRoutes = kernelRoutes
+        self.probing = probing
     }
 
     enum CodingKeys: String, CodingKey {
         case interfaces, paths
         case kernelRoutes = "kernel_routes"
+        case probing
     }
 
     package init(from decoder: any Decoder) throws {
@@ -128,6 +138,7 @@ package struct StatusReport: Codable, Sendable, Equatable {
         paths = try c.decode([NetworkPath].self, forKey: .paths)
         // An agent older than policy-routing support sends none.
         kernelRoutes = try c.decodeIfPresent([KernelRoute].self, forKey: .kernelRoutes) ?? []
+        probing = try c.decodeIfPresent(Bool.self, forKey: .probing)
     }
 }
 

@@ -20,10 +20,29 @@ enum EntryPoint {
         // Detached: `main()` is on the main actor, and a plain `Task` would inherit it and wait for
         // the main queue forever.
         Task.detached {
+            if CommandLine.arguments.dropFirst().first == Netpathctl.WaitOnline.configuration.commandName {
+                waitOnline()
+            }
             await Netpathctl.main(nil)
             finished.signal()
         }
         finished.wait()
         exit(0)
+    }
+
+    /// `wait-online` exits as nm-online does: 0 online, 1 timed out, 2 for everything else,
+    /// a bad option included (ArgumentParser's own status for that is 64).
+    static func waitOnline() -> Never {
+        do {
+            var command = try Netpathctl.parseAsRoot()
+            try command.run()
+            exit(0)
+        } catch {
+            if Netpathctl.exitCode(for: error) == .validationFailure {
+                FileOutput.write(Netpathctl.fullMessage(for: error) + "\n", to: 2)
+                exit(2)
+            }
+            Netpathctl.exit(withError: error)
+        }
     }
 }

@@ -19,7 +19,7 @@ struct Netpathctl: AsyncParsableCommand {
         version: NetPathVersion.current,
         subcommands: [
             Status.self, Monitor.self, Explain.self, Hooks.self, Reload.self, CheckConfig.self, Simulate.self,
-            Probe.self,
+            Probe.self, WaitOnline.self,
         ]
     )
 }

@@ -108,6 +108,7 @@ struct DebianPackageTests {
             "usr/bin/netpathctl": executable,
             "usr/libexec/netpath/netpath-probe": executable,
             "lib/systemd/system/netpathd.service": file,
+            "lib/systemd/system/netpath-wait-online.service": file,
             "etc/netpath/netpath.toml": file,
             "etc/netpath/hooks.d": "drwxr-xr-x root/root",
             "usr/share/doc/netpath/copyright": file,
@@ -151,6 +152,13 @@ struct DebianPackageTests {
                 )
         )
         #expect(
+            try Self.text("\(package.contents)/lib/systemd/system/netpath-wait-online.service")
+                == (try Self.text("\(repository)/config/netpath-wait-online.service")).replacingOccurrences(
+                    of: "ExecStart=/usr/local/bin/netpathctl wait-online",
+                    with: "ExecStart=/usr/bin/netpathctl wait-online"
+                )
+        )
+        #expect(
             try Self.text("\(package.contents)/etc/netpath/netpath.toml")
                 == Self.text("\(repository)/config/netpath.toml")
         )
@@ -186,6 +194,14 @@ struct DebianPackageTests {
         #expect(
             FileManager.default.fileExists(atPath: hostWants) == hostWasEnabled,
             "enabled on this machine, not in the root"
+        )
+        // netpath-wait-online is installed, not enabled: a boot must not start to wait for the
+        // network without the administrator's choice.
+        #expect(FileManager.default.fileExists(atPath: "\(root.path)/lib/systemd/system/netpath-wait-online.service"))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: "\(root.path)/etc/systemd/system/network-online.target.wants/netpath-wait-online.service"
+            )
         )
         #expect(try root.query("${Conffiles}").contains("/etc/netpath/netpath.toml "))
         // The probe helper's system user, made by systemd-sysusers inside the root.

@@ -102,6 +102,17 @@ if ! boot "$accel" "$cpu" "$limit"; then
 	tail -n 60 "$run/console.log" >&2
 	exit 1
 fi
+# A scenario that tests a boot asks for one (guest/run-scenarios.sh): boot again on the same disk.
+boots=1
+while [ -f "$run/share/results/reboot" ] && [ "$boots" -lt 4 ]; do
+	boots=$((boots + 1))
+	echo "host phase: booting the guest again for $(cat "$run/share/results/reboot")"
+	if ! boot "$accel" "$cpu" "$limit"; then
+		echo "host phase: the guest did not power off within $limit s of boot $boots; its console ends:" >&2
+		tail -n 60 "$run/console.log" >&2
+		exit 1
+	fi
+done
 summary="$run/share/results/summary"
 if ! grep -qx END "$summary" 2>/dev/null; then
 	echo "host phase: the guest stopped before its scenarios finished; its console ends:" >&2

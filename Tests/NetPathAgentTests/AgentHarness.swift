@@ -35,7 +35,8 @@ final class AgentHarness: @unchecked Sendable {
         environment: [String: String] = [:],
         arguments: [String] = [],
         extraHooks: [String: String] = [:],
-        launcher: [String] = []
+        launcher: [String] = [],
+        socketPath: String? = nil
     ) async throws {
         directory = try ScratchDirectory.make("np-agent")
         hooks = directory.appendingPathComponent("hooks.d")
@@ -51,7 +52,7 @@ final class AgentHarness: @unchecked Sendable {
             try script.write(to: extra, atomically: true, encoding: .utf8)
             chmod(extra.path, 0o755)
         }
-        socketPath = directory.appendingPathComponent("run/netpathd.sock").path
+        self.socketPath = socketPath ?? directory.appendingPathComponent("run/netpathd.sock").path
         configFile = directory.appendingPathComponent("netpath.toml")
         try Self.config(config, hooks: hooks.path).write(to: configFile, atomically: true, encoding: .utf8)
         notify = try await NotifySocket()
@@ -59,7 +60,7 @@ final class AgentHarness: @unchecked Sendable {
             [
                 "ip", "netns", "exec", namespace.name,
             ] + launcher + [
-                BuiltProducts.path("netpathd"), "--config", configFile.path, "--control-socket", socketPath,
+                BuiltProducts.path("netpathd"), "--config", configFile.path, "--control-socket", self.socketPath,
             ]
                 + arguments,
             // A crash leaves the Swift runtime's backtrace in the directory, for stop() to report.

@@ -32,10 +32,11 @@ struct ControlSocketTests {
                 )
                 try #require(remote.status == 0 && local.status == 0, "\(remote.stderr)\(local.stderr)")
                 let decoder = JSONDecoder()
-                let pair = (
-                    try decoder.decode(StatusReport.self, from: Data(remote.stdout.utf8)),
-                    try decoder.decode(StatusReport.self, from: Data(local.stdout.utf8))
-                )
+                var agentReport = try decoder.decode(StatusReport.self, from: Data(remote.stdout.utf8))
+                // Only the agent can say whether it probes; --local leaves it out.
+                #expect(agentReport.probing == false)
+                agentReport.probing = nil
+                let pair = (agentReport, try decoder.decode(StatusReport.self, from: Data(local.stdout.utf8)))
                 last = pair
                 if pair.0 == pair.1 { break }
                 try await Task.sleep(for: .milliseconds(200))

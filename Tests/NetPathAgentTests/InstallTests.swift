@@ -112,6 +112,7 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
             "usr/local/bin/netpathctl": file0755,
             "usr/local/libexec/netpath/netpath-probe": file0755,
             "lib/systemd/system/netpathd.service": file0644,
+            "lib/systemd/system/netpath-wait-online.service": file0644,
             "usr/lib/sysusers.d/netpath.conf": file0644,
             "etc/netpath": directory,
             "etc/netpath/netpath.toml": file0644,
@@ -157,11 +158,14 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
             try contents("\(root)/usr/lib/sysusers.d/netpath.conf")
                 == contents(repository.appendingPathComponent("packaging/debian/netpath.sysusers").path)
         )
-        // With the default PREFIX the installed unit is the repository's, byte for byte.
-        #expect(
-            try contents("\(root)/lib/systemd/system/netpathd.service")
-                == contents(repository.appendingPathComponent("config/netpathd.service").path)
-        )
+        // With the default PREFIX the installed units are the repository's, byte for byte.
+        for unit in ["netpathd.service", "netpath-wait-online.service"] {
+            #expect(
+                try contents("\(root)/lib/systemd/system/\(unit)")
+                    == contents(repository.appendingPathComponent("config/\(unit)").path),
+                "\(unit)"
+            )
+        }
     }
 
     @Test func prefixIsWrittenIntoTheUnitsExecStart() async throws {
@@ -203,6 +207,12 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
         #expect(try entry("\(scratch.path)/usr/libexec/netpath/netpath-probe").kind == .file)
         let unit = try text("\(scratch.path)/lib/systemd/system/netpathd.service")
         #expect(unit.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") } == ["ExecStart=/usr/sbin/netpathd"])
+        let waitUnit = try text("\(scratch.path)/lib/systemd/system/netpath-wait-online.service")
+        #expect(
+            waitUnit.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") } == [
+                "ExecStart=/usr/bin/netpathctl wait-online"
+            ]
+        )
 
         try await make("uninstall", ["DESTDIR=\(scratch.path)", "PREFIX=/usr", "SBINDIR=/usr/sbin"])
         #expect(!tree(scratch.path).contains { $0.hasSuffix("/netpathd") || $0.hasSuffix("/netpathctl") })

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import NetPathCore
 import Testing
 
-@testable import NetPathDispatch
+@testable import NetPathCore
 
 /// netpath's interface state mapped onto systemd-networkd's states, state by state, as
 /// networkctl(1) defines them.

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import NetPathCore
-
 /// An interface's state as systemd-networkd names it (networkctl(1)), derived from what netpath
 /// observes: the states whose `<state>.d` directories networkd-dispatcher(8) runs.
 ///
@@ -32,12 +30,18 @@ import NetPathCore
 /// never entered.
 package struct NetworkdState: Hashable, Sendable, CustomStringConvertible {
     /// networkctl(1)'s operational states.
-    package enum Operational: String, Hashable, Sendable, CaseIterable {
+    /// In networkd's order, from `missing` to `routable`: what `MIN:MAX` ranges
+    /// (systemd-networkd-wait-online's `-o`, `RequiredForOnline=`) compare.
+    package enum Operational: String, Hashable, Sendable, CaseIterable, Comparable {
         case missing, off
         case noCarrier = "no-carrier"
         case dormant
         case degradedCarrier = "degraded-carrier"
         case carrier, degraded, enslaved, routable
+
+        package static func < (a: Self, b: Self) -> Bool {
+            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        }
     }
 
     /// networkctl(1)'s setup (administrative) states.
