@@ -137,11 +137,12 @@ test: test-deps
 	$(TIMED) debug-build $(SWIFT) build --build-tests
 	@# The library's documentation must build with DocC, without a warning.
 	@$(TIMED) docs $(MAKE) --no-print-directory docs
-	@# The package tests build `make deb` from the release binaries: build them now, not while
-	@# other tests run (a no-op when they are up to date).
-	$(TIMED) release-build $(MAKE) --no-print-directory deb-build
 	@test -n '$(SERIAL_SUITES)' || { echo "build-support/serial-suites.sh found no serial suite" >&2; exit 1; }
-	$(TIMED) parallel-tests env NETPATH_TEST_PHASE=parallel $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
+	@# The package tests build `make deb` from the release binaries: they build while the parallel
+	@# tests run (those tests share two cores with 300 others anyway; the ones that measure time
+	@# are the serial suites below, which run after the build has ended).
+	$(TIMED) parallel-tests build-support/alongside.sh release-build '$(MAKE) --no-print-directory deb-build' \
+		env NETPATH_TEST_PHASE=parallel $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
 	@# These suites measure time (hook timeouts, "no overrun with the default buffer" in a
 	@# 100,000-route storm): they run one test at a time, not against 300 others for two cores.
 	$(TIMED) serial-tests $(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_SUITES)'

@@ -286,6 +286,14 @@ private func verify(_ unit: String) throws -> (status: Int32, output: String) {
 
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output == "", "systemd-analyze verify complained:\n\(result.output)")
+
+        // netpath-wait-online beside it: its ExecStart at the installed netpathctl, its
+        // Requires=netpathd.service found in the same directory.
+        let waitUnit = "\(scratch.path)/units/netpath-wait-online.service"
+        #expect(try text(waitUnit).contains("\nExecStart=\(prefix)/bin/netpathctl wait-online\n"))
+        let waitResult = try verify(waitUnit)
+        #expect(waitResult.status == 0, "\(waitResult.output)")
+        #expect(waitResult.output == "", "systemd-analyze verify complained:\n\(waitResult.output)")
     }
 
     // The control for the test above: an empty output means something only if verify does

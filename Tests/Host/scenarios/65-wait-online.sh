@@ -58,7 +58,7 @@ cat >/root/wait-online.toml <<-'EOF'
 	interval = "2s"
 EOF
 use_config /root/wait-online.toml
-wait_for 30 "netpath's default policy is satisfied via wan0" field_is wan0 path_field default primary.name
+wait_for 30 "netpath's default policy is satisfied via wan0" field_is wan0 path_field default primary
 wait_for 30 "the probe says none for wan0" field_is none interface_field wan0 connectivity
 
 say "enabled with --connectivity full in a drop-in; a unit that wants network-online.target"
