@@ -43,7 +43,7 @@ SYSCONFDIR        ?= /etc
 UNITDIR           ?= /lib/systemd/system
 SYSUSERSDIR       ?= /usr/lib/sysusers.d
 INSTALL_CONFIG    ?= release
-# How the installed binaries are linked, and why. Idle RSS is issue 2's target (12 MB for
+# How the installed binaries are linked, and why. Idle RSS has a target (12 MB for
 # `netpathctl monitor --local`; BENCHMARKS.md), and at idle most of it is file-backed pages that
 # start-up touched, so each flag removes something every start read:
 # - --static-swift-stdlib: the Swift runtime is linked in, so the installed binaries need only
@@ -67,10 +67,9 @@ INSTALL_CONFIG    ?= release
 #   run time. With the bodies available the compiler specializes and inlines them. It serializes
 #   public declarations only: `package` generics (IdleWaiters) stay unspecialized in the modules
 #   that use them, which is why SubjectQueues is public, in NetPathQueues, a module of its own
-#   (Sources/NetPathQueues/SubjectQueues.swift says why). The agent's own time from reading
-#   a link change to spawning its hook fell ~20 µs of ~300 (interleaved perf timelines, 3 × 100
-#   carrier toggles), and `netpathctl monitor --local`'s idle RSS did not grow (11.0 MB with the flag,
-#   11.4–12.0 MB without; 4 starts each in a fresh namespace). It applies to the dependencies'
+#   (Sources/NetPathQueues/SubjectQueues.swift says why). It shortens the agent's way from a
+#   link change to its hook's spawn without growing idle RSS
+#   (BENCHMARKS.md, "built with `-cross-module-optimization`"). It applies to the dependencies'
 #   modules too, and only to these builds: `make build` and `make test` build for debugging.
 # - --symbol-ordering-file build-support/netpath.order: the functions start-up, an event's path,
 #   a hook's spawn and probing call, in the order of their first call (`make order` records them:

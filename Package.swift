@@ -7,7 +7,7 @@
 //      ProbeHelper                netpath-probe, the sandboxed connectivity probe helper netpathd starts
 //   4  NetPathAgent               the agent as a library: main loop, control server, notify, metrics
 //      ShippedPlugins             the plugins under Plugins/, as netpathd and netpathctl register them
-//      NetPathTesting             a scriptable fake path source for tests (product), and a connectivity prober for the package's
+//      NetPathTesting             test fakes: a scriptable path source (product), a connectivity prober (package)
 //      Network                    Apple's NWPathMonitor, NWPath, NWInterface names on Linux (product)
 //   3  NetPath                    the library product: monitors and sources; re-exports model, plugin protocol
 //      NetPathDispatch            hooks: discovery, trust, invocation contract, per-subject dispatch
@@ -38,8 +38,9 @@
 //   NetPathTesting → Core, NetPath          Network → NetPath
 //   netpathctl → Core, Config, Control, Linux, Plugin, Dispatch, NetPathProbe, ShippedPlugins
 //   netpathd → Core, Config, Control, Plugin, Agent, NetPathProbe, ShippedPlugins
-// A test (Tests/CLITests/PackageLayeringTests.swift) checks these edges against the targets' dependencies
-// below (as `swift package dump-package` reads them) and every target's imports.
+// A test (Tests/CLITests/PackageLayeringTests.swift) checks that every edge points down, and that the edges
+// are exactly the targets' dependencies below (as `swift package dump-package` reads them) and the Swift
+// targets' imports.
 import PackageDescription
 
 let package = Package(

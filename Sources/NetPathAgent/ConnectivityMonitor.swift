@@ -94,9 +94,9 @@ final class ConnectivityMonitor {
     func observe(_ state: SystemState, at now: ContinuousClock.Instant) {
         guard isProbing else {
             // Nothing is probed, so nothing is scheduled or forgotten: every kernel change passes
-            // here before its hooks are spawned, and copying each interface in cost ~2 µs of
-            // that. ``configure(_:)`` forgot what was probed; the next state after probing starts
-            // again fills ``interfaces`` anew.
+            // here before its hooks are spawned, and copying each interface in would delay them for
+            // nothing. ``configure(_:)`` forgot what was probed; the next state after probing
+            // starts again fills ``interfaces`` anew.
             if !interfaces.isEmpty {
                 for index in interfaces.keys { forget(index) }
                 interfaces = [:]

@@ -107,8 +107,8 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
     /// tail, as `inet_ntop` prints it).
     ///
     /// Written as ASCII into the string's own storage: every hook's environment, every event's
-    /// JSON and the status output format addresses, and the joined `String(radix:)` pieces this
-    /// replaced were half of the per-event hook environment's cost (perf).
+    /// JSON and the status output format addresses, and joining `String(radix:)` pieces made
+    /// formatting them much of what building a hook's environment cost.
     public var description: String {
         // Not through `write(into:)`: a public body that calls a `package` method from a closure
         // is serialized for other modules (-cross-module-optimization) without the closure's

@@ -67,8 +67,8 @@ public struct InterfaceAddress: Hashable, Sendable, Codable, Comparable, CustomS
     }
 
     /// `ADDRESS/PREFIX`, as `ip` prints it: every interface event's hook environment holds its
-    /// interface's, so it is written at once into the string's own storage (an interpolation
-    /// was ~1,400 instructions an address, on the way to the hook's spawn: bench/pathcost.sh).
+    /// interface's, so it is written straight into the string's own storage rather than through
+    /// an interpolation, which is slower on the way to the hook's spawn.
     public var description: String {
         // A prefix length no address has (the property is settable) is written the plain way.
         guard (0...128).contains(prefixLength) else { return "\(address)/\(prefixLength)" }

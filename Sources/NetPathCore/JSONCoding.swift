@@ -38,11 +38,10 @@ package enum JSONCoding {
     /// An event's line, written by ``EventJSON``: the same bytes as Foundation's encoder writes.
     ///
     /// Every event is encoded once per hook stdin, control-socket monitor and `monitor --json`
-    /// line, and on the latency path of the last. A hand-written *Codable* encoder was only 10 %
-    /// faster than Foundation's (about 3 µs of an event's ~30; BENCHMARKS.md, 2026-11-24): the
-    /// cost is the Codable machinery itself. ``EventJSON`` writes the bytes with none of it:
-    /// 2.9 µs instead of 27.7 µs for a carrier-down interface event (954 bytes, 3 addresses,
-    /// 2 routes), 1.9 µs instead of 23.3 µs for a path event (release build, best of 7 × 20 000).
+    /// line, and on the latency path of the last. A hand-written *Codable* encoder was hardly
+    /// faster than Foundation's, because the cost is the Codable machinery itself; ``EventJSON``
+    /// writes the bytes with none of it, several times faster
+    /// (BENCHMARKS.md, "The events' JSON").
     package static func line(_ event: Event) throws -> String {
         String(decoding: try EventJSON.lineBytes(event), as: UTF8.self)
     }

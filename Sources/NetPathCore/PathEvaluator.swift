@@ -75,9 +75,9 @@ private struct Evaluation {
         }
 
         // Positions in `before`'s order, by insertion: sorting the candidates copied each one, its
-        // interface and its collections, on every change, and the library's sort of even one or
-        // two positions cost ~1,800 instructions. A host has a handful of candidates (interfaces
-        // with a default route); `before` is a strict total order, so any sort gives this order.
+        // interface and its collections, on every change, and the library's sort costs more than
+        // this even for one or two positions. A host has a handful of candidates (interfaces with
+        // a default route); `before` is a strict total order, so any sort gives this order.
         var order: [Int] = []
         order.reserveCapacity(candidates.count)
         for position in candidates.indices {

@@ -66,8 +66,8 @@ package struct PathTracker: Sendable {
     /// Moves to `newState`; returns interface events (by interface index) then path events (by policy).
     package mutating func update(to newState: SystemState, at time: Date) -> [Event] {
         // The interface events' own list, extended: not a second list filled one by one through
-        // ``update(to:at:emit:)``, whose steps these are (that was ~3,500 instructions more per
-        // change on the way to a hook's spawn, bench/pathcost.sh).
+        // ``update(to:at:emit:)``, whose steps these are, which is slower on every change's way to
+        // a hook's spawn (BENCHMARKS.md, "its `emit` form").
         var events = Self.interfaceEvents(from: state.interfaces, to: newState.interfaces, at: time)
         let newPaths = evaluate(newState)
         for (old, new) in zip(paths, newPaths) { events += Self.pathEvents(from: old, to: new, at: time) }

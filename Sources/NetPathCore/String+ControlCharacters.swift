@@ -39,8 +39,8 @@ extension String {
     /// `StringProtocol`'s, by a scan of the UTF-8 bytes. The generic one runs unspecialized from
     /// other modules, and the hook check asks before every run.
     package var containsControlCharacters: Bool {
-        // Over the contiguous bytes, not the UTF-8 view's iterator (~5 instructions a byte
-        // instead of ~40).
+        // Over the contiguous bytes, not the UTF-8 view's iterator, which costs several times
+        // as much per byte.
         var text = self
         return text.withUTF8 { utf8 in
             var index = 0
@@ -83,8 +83,8 @@ extension Unicode.Scalar {
 
 extension String {
     /// Whether the text's UTF-8 holds `byte`: a scan of the contiguous bytes, for the checks
-    /// made before every hook's run (a `/` in a name), where the UTF-8 view's `contains` cost
-    /// ~40 instructions a byte.
+    /// made before every hook's run (a `/` in a name), where the UTF-8 view's `contains` costs
+    /// several times as much per byte.
     package func containsUTF8(_ byte: UInt8) -> Bool {
         var text = self
         return text.withUTF8 { $0.contains(byte) }

@@ -20,9 +20,9 @@ import Synchronization
 /// its parent's cgroup, and the runner's spawn (`np_spawn`, glibc's `clone`) cannot place it in
 /// another: that is `clone3` with `CLONE_INTO_CGROUP`, which glibc 2.36 does not offer (a
 /// hand-written `clone3`, whose child starts on a new stack, would). Moving the hook there after
-/// the spawn waits for an RCU grace period (7–12 ms measured on a 2-vCPU VM), during which a
-/// shell hook has long forked its `cmd &` outside; moving it before the exec, through a wrapper,
-/// would add that to every hook's start.
+/// the spawn waits for an RCU grace period, milliseconds long, during which a shell hook has long
+/// forked its `cmd &` outside; moving it before the exec, through a wrapper, would add that to
+/// every hook's start.
 ///
 /// Where the agent may not move into a leaf of its own (``detect(procRoot:runRoot:)`` says
 /// when), runs have only their process group, and the agent says so once in its log.

@@ -9,13 +9,13 @@
 ///
 /// A hook's environment has two dozen entries. Kept as an array of arrays, each entry was an
 /// allocation of its own when the event's payload was built, and every byte was copied once more
-/// into the spawn's scratch buffer; together ~30 µs of the agent's way from the kernel's message
-/// to the hook's fork on an idle machine (callgrind: ~45,000 instructions of ~185,000).
+/// into the spawn's scratch buffer, all on the agent's way from the kernel's message to the hook's
+/// fork (BENCHMARKS.md, "C strings in one buffer, `CStringList`").
 ///
 /// The bytes live in a buffer of this type's own, copied on write, rather than in a `[UInt8]`:
-/// an entry is then two `memcpy`s and a NUL. Appended to an array, each part went through the
-/// array's generic `append(contentsOf:)` (~90 instructions a part, ~4,000 of an event's ~95,000
-/// before its hook's spawn; bench/pathcost.sh, 2026-11-29).
+/// an entry is then two `memcpy`s and a NUL, where appended to an array each part goes through
+/// the array's generic `append(contentsOf:)`
+/// (BENCHMARKS.md, "`CStringList` in a copy-on-write buffer of its own").
 ///
 /// - Important: An entry ends at its first NUL byte, as a C string does: what follows a NUL in a
 ///   value is dropped, never read as another entry (a value with a NUL cannot add a variable).

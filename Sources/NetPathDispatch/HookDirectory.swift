@@ -115,8 +115,9 @@ package final class HookDirectory: Sendable {
 
     /// The hook names, and the directory walked and checked for the event's first hook: one walk
     /// and its `fstat` serve as the listing's change check and as that hook's directory check.
-    /// (A separate `stat` of the path, then the walk, were ~16 µs and ~20 µs of every event;
-    /// perf.) Hooks run later in the event walk again: a check is only as fresh as its run.
+    /// (A separate `stat` of the path before the walk made every event look at the directory
+    /// twice; BENCHMARKS.md, "A `stat` of the hooks directory".) Hooks run later in the event walk
+    /// again: a check is only as fresh as its run.
     package func snapshot() -> Snapshot {
         let taken = ContinuousClock.now
         guard let (directory, status) = try? checkedDirectory(), status.st_mode & S_IFMT == S_IFDIR else {

@@ -21,8 +21,9 @@ import Synchronization
 ///   invocation built and the hook spawned on the caller's thread, before the subject's worker
 ///   task is created; the worker then starts there too (`Task.immediate`), waits for the hook
 ///   and runs the rest, and hands the thread back at its first real suspension. A hook
-///   therefore starts without waiting for the scheduler to wake another thread, which on a
-///   small machine costs about 0.1 ms per hop, nor for a task to be made (BENCHMARKS.md).
+///   therefore starts without waiting for the scheduler to wake another thread, nor for a task
+///   to be made, each of which once took a sizeable share of the agent's way from a change to the
+///   hook's fork (BENCHMARKS.md, "two task hops" and "The first hook before the task").
 /// - An event still queued when a newer one of its subject supersedes it
 ///   (``NetPathCore/Event/supersedes(_:)``) is dropped and the drop logged; the newest is always
 ///   queued, so the final state of every subject is dispatched.
@@ -178,9 +179,9 @@ package final class HookDispatcher: Sendable {
 
     private func startWorker(for subject: String) {
         // The subject's first job is taken here, and its first hook spawned on this thread,
-        // before the worker's task exists: creating and starting a task took ~10,000
-        // instructions and ~100 lines of the concurrency runtime's code between the change and
-        // the spawn, each fetched again after the idle time between changes (BENCHMARKS.md).
+        // before the worker's task exists: creating and starting a task runs a good deal of the
+        // concurrency runtime's code, cold again after the idle time between changes, and it
+        // would come before the spawn (BENCHMARKS.md, "The first hook before the task").
         var first: (execution: Execution, started: Started?)?
         if !shuttingDown, let job = state.withLock({ $0.queues.take(subject) }) {
             var execution = prepare(job)

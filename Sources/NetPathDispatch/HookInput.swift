@@ -6,11 +6,11 @@ import Synchronization
 /// What a hook reads on stdin: fixed bytes, or an event's JSON line.
 ///
 /// An event's line is encoded when it is first asked for, and the runner asks only once the hook
-/// has been spawned: encoding an event with Foundation's `JSONEncoder` cost more than the rest of
-/// the spawn's preparation together (~0.1 ms of the ~0.5 ms between the kernel's message and the
-/// fork, "Hook start, traced" in BENCHMARKS.md), and the hook does not read stdin before it has
-/// been exec'd, which takes longer than that. `EventJSON` now writes it in a few microseconds,
-/// but after the spawn is still the cheaper place. The line is then kept for the event's other hooks.
+/// has been spawned: the hook cannot read stdin before it has been exec'd, which takes longer than
+/// the encoding, so the encoding need not delay the spawn. (With Foundation's `JSONEncoder` it was
+/// a large part of the spawn's preparation; `EventJSON` is far cheaper, but after the spawn is
+/// still the cheaper place: BENCHMARKS.md, "The events' JSON".) The line is then kept for the
+/// event's other hooks.
 package struct HookInput: Hashable, Sendable {
     private enum Source: Hashable, Sendable {
         case bytes([UInt8])

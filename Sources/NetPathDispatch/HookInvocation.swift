@@ -99,8 +99,8 @@ package struct HookInvocation: Hashable, Sendable {
     /// The environment is kept as the hook gets it, `NAME=VALUE` C strings in
     /// ``environmentNames`` order in one buffer (``CStringList``), split around `NETPATH_RULE`,
     /// which each hook's rule fills: built without a dictionary (hashing two dozen names into one,
-    /// then looking each up again in order, was ~15 µs of every hook's start, perf,
-    /// BENCHMARKS.md), and without an allocation per entry.
+    /// then looking each up again in order, was work every hook's start waited for: BENCHMARKS.md,
+    /// "The hook environment built through a dictionary"), and without an allocation per entry.
     ///
     /// A class: made once and never changed, it is shared by the event's invocations, which
     /// each copied the event and both lists while it was a struct.

@@ -9,9 +9,9 @@ import Synchronization
 
 /// The three pipes of one hook run: its stdin (``StandardInputPipe``), stdout and stderr.
 ///
-/// Made ahead of the run that takes them (``SparePipes``): three `pipe2` calls were ~20 µs of
-/// the agent's work between a change and the hook's spawn (perf, BENCHMARKS.md), and nothing in
-/// a pipe depends on the hook it will serve.
+/// Made ahead of the run that takes them (``SparePipes``), so that three `pipe2` calls are not
+/// on the agent's way from a change to the hook's spawn (BENCHMARKS.md, "Three `pipe2` calls"):
+/// nothing in a pipe depends on the hook it will serve.
 struct HookPipes: Sendable {
     /// The hook's stdin.
     var input: StandardInputPipe
@@ -78,9 +78,9 @@ struct HookPipes: Sendable {
 /// Pipes made ahead of the hook runs that take them: a run takes a set before its spawn, and
 /// the thread that waits for it makes the next set while the hook starts.
 ///
-/// A few idle descriptors (six per set kept) buy the spawn ~20 µs; none of them can reach a hook
-/// or any other program the agent starts, since every end is close-on-exec and a hook gets only
-/// its own three.
+/// A few idle descriptors (six per set kept) keep those calls off the spawn's way; none of them
+/// can reach a hook or any other program the agent starts, since every end is close-on-exec and
+/// a hook gets only its own three.
 final class SparePipes: Sendable {
     /// The spares of every runner in the process.
     static let shared = SparePipes(keep: 2)

@@ -50,8 +50,7 @@ final class HookSlots: Sendable {
         /// Stops counting the leases granted `slowAfter` or longer before `now`.
         mutating func expire(now: ContinuousClock.Instant, slowAfter: Duration) {
             // Usually no run is slow, and an idle dispatcher counts none: then no new dictionary
-            // (filtering made one on every claim, ~1,600 instructions of each hook's way to
-            // its spawn).
+            // (filtering made one on every claim, on each hook's way to its spawn).
             guard counted.values.contains(where: { now - $0 >= slowAfter }) else { return }
             counted = counted.filter { now - $0.value < slowAfter }
         }

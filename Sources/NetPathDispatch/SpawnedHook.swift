@@ -12,13 +12,13 @@ import Synchronization
 ///
 /// Why not swift-subprocess, which did this before (hooks were netpath's only use of it, so the
 /// package is no longer a dependency): `Subprocess.run` hands the spawn to a worker thread of its
-/// own, and that hop, with the set-up before it, was ~137 µs of the ~600 µs between the kernel's
-/// message and the hook's fork (BENCHMARKS.md, "Hook start, traced"), where netplug needs 33 µs
-/// in all. Here the thread that decided to run the hook forks it (`np_spawn`: `clone` with
-/// CLONE_VFORK), with what the library gave the hook: a cleared environment, every descriptor
-/// above 2 closed, default signal dispositions and no blocked signals, a process group of its
-/// own, `/` as the working directory; and a pidfd to wait on, so the pid is never confused with
-/// a recycled one.
+/// own, and that hop, with the set-up before it, was the largest step between the kernel's
+/// message and the hook's fork (BENCHMARKS.md, "swift-subprocess: set-up"), where netplug forks
+/// right after reading the message. Here the thread that decided to run the hook forks it
+/// (`np_spawn`: `clone` with CLONE_VFORK), with what the library gave the hook: a cleared
+/// environment, every descriptor above 2 closed, default signal dispositions and no blocked
+/// signals, a process group of its own, `/` as the working directory; and a pidfd to wait on, so
+/// the pid is never confused with a recycled one.
 ///
 /// After the spawn the thread yields its CPU (``yieldToStartingHook()``), so that the hook
 /// starts before the agent's own work on the change goes on.
@@ -115,7 +115,7 @@ struct SpawnedHook: Sendable {
     /// machines it resumes on the hook's CPU, which it takes over: the scheduler keeps a woken
     /// task where its waker runs, even with the other CPU idle. The agent's work after a spawn
     /// (the event's log line, the change's other events) then ran before the rest of the hook's
-    /// start, ~170 µs of it (BENCHMARKS.md, notes of the 21:15 run). The yield puts this thread
+    /// start, and delayed it (BENCHMARKS.md, "Why the yield"). The yield puts this thread
     /// behind the tasks runnable on its CPU, the hook among them, until they block or their time
     /// slice ends; with none it returns at once.
     ///
@@ -144,8 +144,8 @@ struct SpawnedHook: Sendable {
     /// hundred runs in a row: AgentStormTests.)
     ///
     /// The same `poll` keeps the `deadline` (``Deadline``): no watchdog task per run, whose
-    /// creation, wake-up of a pool thread and cancellation cost the agent ~35 µs of CPU per hook
-    /// while the hook was starting on the other core (bench/profile: `perf`, BENCHMARKS.md).
+    /// creation, wake-up of a pool thread and cancellation took the agent's CPU while the hook was
+    /// starting on the other core (BENCHMARKS.md, "The per-run watchdog task").
     ///
     /// `fed` runs on the same thread once the hook's stdin has had its first write: work that
     /// may wait until then (the runner makes the next run's pipes there).

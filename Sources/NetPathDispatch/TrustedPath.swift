@@ -49,7 +49,8 @@ final class TrustedPath: Sendable {
 
     /// `directory/name` (`/name` in `/`), written at once into the string's own storage: a hook's
     /// run joins its path twice on its way to the spawn (its file here, its `$0` in
-    /// ``OpenedHook``), and `+` made each join ~1,100 instructions (bench/pathcost.sh).
+    /// ``OpenedHook``), and `+` makes each join two concatenations, each growing a string
+    /// (BENCHMARKS.md, "a hook's path joined").
     static func joined(_ directory: String, _ name: String) -> String {
         var directory = directory
         var name = name
@@ -202,8 +203,9 @@ final class TrustedPath: Sendable {
     /// `/etc/netpath`, …) must find a directory (not a symlink) that passes, and the last one must
     /// be this very directory (device and inode). That is what a new walk from `/` would establish
     /// (``path`` is resolved: no symlink, `.` or `..`), for one `lstat` per directory instead of
-    /// an `openat`, an `fstat` and a `close`, and without a file description to allocate and free
-    /// (a walk of `/etc/netpath/hooks.d` was ~40 µs of each event; perf).
+    /// an `openat`, an `fstat` and a `close`, and without a file description to allocate and free:
+    /// a new walk before every event slowed every hook's start
+    /// (BENCHMARKS.md, "The hooks directory's walk from `/`").
     ///
     /// - Returns: The directory's status now, or `nil` when anything differs or fails: the caller
     ///   walks again, and that walk says why it refuses.

@@ -40,9 +40,8 @@ package final class NetlinkEngine: Sendable {
         /// Run in this named network namespace (`/run/netns/NAME`) instead of the caller's.
         package var namespace: String?
         /// The receive buffer requested with `SO_RCVBUFFORCE` (the kernel doubles it). 2 MiB held
-        /// a 100,000-route storm with no overrun on an idle machine (libnl-facts.md), but not
-        /// always with the CPU saturated by other work (BENCHMARKS.md); 4 MiB leaves headroom,
-        /// and costs memory only while it is full.
+        /// a 100,000-route storm with no overrun on an idle machine, but not always with the CPU
+        /// saturated by other work; 4 MiB leaves headroom, and costs memory only while it is full.
         package var receiveBufferSize: Int
         /// Where the engine reports overruns, resynchronisations and failures.
         package var logger: Logger
@@ -79,8 +78,8 @@ package final class NetlinkEngine: Sendable {
         var running = false
         /// The snapshot's per-interface addresses and default routes as of ``routingGeneration``,
         /// which every change to either moves (a resync too): a carrier flip, the most common
-        /// change, then rebuilds neither (they were ~5% of a change's way to `monitor --json`'s
-        /// line, perf). Filled only by the engine's thread as it publishes.
+        /// change, then rebuilds neither, work that stood between every such change and
+        /// `monitor --json`'s line. Filled only by the engine's thread as it publishes.
         var maps: SnapshotMaps?
     }
 
@@ -510,8 +509,9 @@ package final class NetlinkEngine: Sendable {
         // batch could change them: a kept route (a default route, or one covering the probe) or
         // a rule changed. A link's admin state or an address alone cannot: the routes the kernel
         // flushes with them are flushed in the mirror too. Two round trips on every admin toggle
-        // put the engine at 1.84× `ip monitor` (BENCHMARKS.md). Only the rules are copied: a copy
-        // of the table would make the next change copy it whole (copy on write).
+        // doubled the engine's time to publish it (BENCHMARKS.md, "The admin regression"). Only
+        // the rules are copied: a copy of the table would make the next change copy it whole
+        // (copy on write).
         let (generation, rules, asked) = shared.withLock { state in
             (state.probeGeneration, state.table.rules, state.kernelRoutesGeneration)
         }

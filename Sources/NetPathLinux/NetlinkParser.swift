@@ -207,8 +207,9 @@ final class MessageCollector {
         return IPAddress(rawBytes: raw)
     }
 
-    /// `aa:bb:…` in lower-case hex. Written as ASCII bytes into the string's own storage: the
-    /// `Character` appends this replaced were ~4 µs of every link message (perf).
+    /// `aa:bb:…` in lower-case hex. Written as ASCII bytes into the string's own storage, because
+    /// every link message has one, and `Character` appends slowed each
+    /// (BENCHMARKS.md, "The MAC address").
     static func macString(_ raw: UnsafeRawBufferPointer) -> String {
         guard !raw.isEmpty else { return "" }
         return String(unsafeUninitializedCapacity: raw.count * 3 - 1) { out in

@@ -36,9 +36,10 @@ package struct SystemStateBuilder: Sendable {
     /// An interface and what it was made from: while the kernel's records and the classifier
     /// are the same, the same interface is handed on instead of made again. Most changes touch
     /// one link; making every link's interface again on each (a copy of its facts out of
-    /// ``known``, two sorts, every field) was two thirds of this function's work on a host with
-    /// a few dozen links (callgrind, BENCHMARKS.md). Kept apart from ``known``, so that a link
-    /// that did not change costs one lookup and no copy of its facts.
+    /// ``known``, two sorts, every field) made every change pay for every link, most of this
+    /// function's work on a host with a few dozen links (BENCHMARKS.md, "hosts with many links").
+    /// Kept apart from ``known``, so that a link that did not change costs one lookup and no copy
+    /// of its facts.
     private struct Built: Sendable {
         var link: LinkRecord
         var addresses: [InterfaceAddress]
@@ -130,8 +131,8 @@ package struct SystemStateBuilder: Sendable {
             let entry: Known
             if var cached = known[link.index], cached.facts.name == link.name, cached.facts.linkKind == link.kind {
                 // The same facts and overrides give the same classification: not redone per
-                // update (its override globs and strings were ~3% of a change's way to
-                // monitor --json's line, perf).
+                // update, so that matching the override globs is not on every change's way to
+                // monitor --json's line.
                 if cached.classifierGeneration != classifierGeneration {
                     cached.classification = classifier.classify(cached.facts)
                     cached.classifierGeneration = classifierGeneration

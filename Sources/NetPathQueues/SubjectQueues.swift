@@ -7,8 +7,8 @@ import NetPathCore
 // was compiled for them only in its unspecialized form while it was `package` in NetPathCore
 // (-cross-module-optimization hands on public bodies only). That form looked up the metadata of
 // `SubjectQueues<HookJob>`, its `Drop`, its dictionary and arrays on every event, and copied
-// items through value witnesses: ~3,000 instructions and ~50 lines of code of each link change's
-// way to its hook's spawn (bench/pathcost.sh, 2026-11-29).
+// items through value witnesses, all on each link change's way to its hook's spawn
+// (BENCHMARKS.md, "`SubjectQueues` public in a module of its own").
 
 /// Something waiting in a ``SubjectQueues``: an event, or a job that carries one.
 public protocol SubjectQueueItem: Sendable {

@@ -65,8 +65,8 @@ extension Netpathctl {
                 benchSnapshots: benchSnapshots,
                 stop: { observer.engine.stop() }
             )
-            // The engine's thread classifies, diffs and writes each change itself: the first line
-            // of a change leaves without a thread hop (issue 14; BENCHMARKS.md).
+            // The engine's thread classifies, diffs and writes each change itself, so a change's
+            // first line leaves without waiting for another thread to wake (BENCHMARKS.md, "Latency").
             try observer.start(handling: { session.handle($0) }, finished: { session.finish() })
             try await session.ended()
         }

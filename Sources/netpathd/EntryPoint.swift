@@ -9,10 +9,10 @@ import NetPathCore
 ///
 /// Not an `async` main on purpose. Swift's async main ends the main thread with `dispatch_main()`,
 /// that is `pthread_exit()`, whose forced unwind binary-searches the executable's unwind tables
-/// (`.eh_frame_hdr`, `.eh_frame`) and leaves about 0.5 MB of them resident for the life of the
-/// process (BENCHMARKS.md, idle RSS). Signals arrive as before: SIGHUP and SIGTERM through
-/// ServiceLifecycle's dispatch sources. Nothing in netpathd needs the main actor or the
-/// main queue, which nobody drains here.
+/// (`.eh_frame_hdr`, `.eh_frame`) and leaves them resident for the life of the process, memory the
+/// idle target has no room for (BENCHMARKS.md, "Idle RSS, step by step"). Signals arrive as
+/// before: SIGHUP and SIGTERM through ServiceLifecycle's dispatch sources. Nothing in netpathd
+/// needs the main actor or the main queue, which nobody drains here.
 @main
 enum EntryPoint {
     static func main() {

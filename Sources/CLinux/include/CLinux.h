@@ -42,10 +42,9 @@ enum np_spawn_step {
 ///
 /// The calling thread forks (`clone` with CLONE_VM | CLONE_VFORK, the child on a stack lent from
 /// the caller's frame) and returns once the child has exec'd or failed to; CLONE_PIDFD gives the
-/// pidfd with the pid, so no other process can ever be confused with the child. What glibc's
-/// `posix_spawn` does besides (map and unmap a stack for the child, and a `pidfd_open` after it)
-/// made a spawn 66 µs where this takes 55 µs (medians, measured by hand in a small threaded
-/// program).
+/// pidfd with the pid, so no other process can ever be confused with the child. Not glibc's
+/// `posix_spawn`, which also maps and unmaps a stack for each child and needs a `pidfd_open` after
+/// it: this gets the pidfd in the same call and does less (BENCHMARKS.md, "The clone alone").
 ///
 /// Needs Linux 5.4 (CLONE_PIDFD from 5.2, `waitid(P_PIDFD)` from 5.4; Debian 12 ships 6.1).
 ///
