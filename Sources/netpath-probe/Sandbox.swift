@@ -18,6 +18,8 @@ enum Sandbox {
 
     /// CAP_NET_RAW's number.
     static let netRaw: UInt32 = 13
+    /// CAP_SETPCAP's number.
+    static let setPCap: UInt32 = 8
 
     /// The user probes run as: `netpath-probe` if it exists, else `nobody`.
     static func probeUser() -> (uid: uid_t, gid: gid_t) {
@@ -43,9 +45,14 @@ enum Sandbox {
     static func dropPrivileges(to user: (uid: uid_t, gid: gid_t), keepRawSockets: Bool) throws(Failure) {
         guard geteuid() == 0 else { return }
         // The bounding set too, so that nothing this process could exec (it can exec nothing:
-        // seccomp) or any later setuid could regain a capability.
+        // seccomp) or any later setuid could regain a capability. Dropping needs CAP_SETPCAP,
+        // which netpathd's unit does not give it (nor its hooks): without it the bounding set
+        // stays as netpathd's, and what guards it is what follows, since a capability outside
+        // the permitted set comes back only through an exec, which no_new_privs and the seccomp
+        // filter both rule out.
+        let canDrop = effectiveCapabilities() & (1 << setPCap) != 0
         let last = readSmallFile("/proc/sys/kernel/cap_last_cap").flatMap { UInt32($0.filter(\.isNumber)) } ?? 40
-        for cap in 0...last where !(keepRawSockets && cap == netRaw) {
+        for cap in 0...last where canDrop && !(keepRawSockets && cap == netRaw) {
             guard netpath_prctl(PR_CAPBSET_DROP, UInt(cap), 0) == 0 || errno == EINVAL else {
                 throw Failure("PR_CAPBSET_DROP \(cap)")
             }

@@ -32,14 +32,24 @@ struct ProbeHelperTests {
 
     /// The helper, started inside `namespace` (by `ip netns exec`, as the agent would start it in
     /// its own), optionally through `setpriv` as nobody: an agent that is not root.
-    static func helper(in namespace: NetworkNamespace, scratch: URL, asNobody: Bool = false, name: String = "helper")
-        throws -> String
-    {
+    /// With `unitBoundingSet`, it starts with netpathd.service's CapabilityBoundingSet (no
+    /// CAP_SETPCAP), as the agent's unit starts it.
+    static func helper(
+        in namespace: NetworkNamespace,
+        scratch: URL,
+        asNobody: Bool = false,
+        unitBoundingSet: Bool = false,
+        name: String = "helper"
+    ) throws -> String {
         let ip = try Command.check(["sh", "-c", "command -v ip"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let drop =
-            asNobody
-            ? "\(try Command.check(["sh", "-c", "command -v setpriv"]).trimmingCharacters(in: .whitespacesAndNewlines)) --reuid=65534 --regid=65534 --clear-groups "
-            : ""
+        let setpriv = try Command.check(["sh", "-c", "command -v setpriv"]).trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
+        var drop = asNobody ? "\(setpriv) --reuid=65534 --regid=65534 --clear-groups " : ""
+        if unitBoundingSet {
+            drop +=
+                "\(setpriv) --bounding-set=-all,+net_admin,+net_raw,+setuid,+setgid,+kill,+dac_read_search,+dac_override,+chown,+fowner,+audit_write "
+        }
         let script = scratch.appendingPathComponent(name)
         try
             "#!/bin/sh\nexec \(ip) netns exec \(namespace.name) \(drop)'\(BuiltProducts.path("netpath-probe"))' \"$@\"\n"
@@ -306,6 +316,31 @@ struct ProbeHelperTests {
             #expect(status.effectiveCapabilities == 0)
             #expect(try Self.procStatus(try #require(status.processID))["CapEff"] == "0000000000000000")
             await pings.stop()
+        }
+    }
+
+    @Test(
+        "under netpathd.service's bounding set (no CAP_SETPCAP to empty it) the helper still becomes another user without capabilities and probes"
+    )
+    func sandboxedUnderTheUnitsBoundingSet() async throws {
+        try await Self.withTopology { topology in
+            let probes = SandboxedProbe(
+                helperPath: try Self.helper(
+                    in: topology.probe,
+                    scratch: topology.scratch,
+                    unitBoundingSet: true,
+                    name: "helper-unit"
+                )
+            )
+            let result = await probes.probe(Self.http("/204"))
+            #expect(result.connectivity == .full, "\(result.evidence)")
+            let pid = try #require(await probes.status().first?.processID)
+            let status = try Self.procStatus(pid)
+            #expect(status["Uid"]?.split(separator: "\t").allSatisfy { $0 != "0" } == true, "\(status["Uid"] ?? "")")
+            #expect(status["CapEff"] == "0000000000000000" && status["CapPrm"] == "0000000000000000")
+            #expect(status["NoNewPrivs"] == "1")
+            #expect(status["Seccomp"] == "2")
+            await probes.stop()
         }
     }
 

@@ -59,7 +59,9 @@ cat >/root/wait-online.toml <<-'EOF'
 EOF
 use_config /root/wait-online.toml
 wait_for 30 "netpath's default policy is satisfied via wan0" field_is wan0 path_field default primary
-wait_for 30 "the probe says none for wan0" field_is none interface_field wan0 connectivity
+if ! (wait_for 30 "the probe says none for wan0" field_is none interface_field wan0 connectivity); then
+	fail "wan0's connectivity is $(interface_field wan0 connectivity), not none; netpathctl probe wan0: $(netpathctl probe wan0 2>&1); explain: $(netpathctl explain 2>&1 | grep -i -A3 connectivity)"
+fi
 
 say "enabled with --connectivity full in a drop-in; a unit that wants network-online.target"
 install -d -m 0755 "$(dirname "$dropin")"
