@@ -110,16 +110,25 @@ package struct StatusReport: Codable, Sendable, Equatable {
     package var paths: [NetworkPath]
     /// The kernel's routes to the internet per family, with their table and rule (`ip route get`).
     package var kernelRoutes: [KernelRoute]
+    /// The links `[agent] ignore` keeps out of ``interfaces``, with why (`status --all` lists them).
+    package var ignored: [IgnoredInterface]
 
-    package init(interfaces: [Interface], paths: [NetworkPath], kernelRoutes: [KernelRoute] = []) {
+    package init(
+        interfaces: [Interface],
+        paths: [NetworkPath],
+        kernelRoutes: [KernelRoute] = [],
+        ignored: [IgnoredInterface] = []
+    ) {
         self.interfaces = interfaces
         self.paths = paths
         self.kernelRoutes = kernelRoutes
+        self.ignored = ignored
     }
 
     enum CodingKeys: String, CodingKey {
         case interfaces, paths
         case kernelRoutes = "kernel_routes"
+        case ignored
     }
 
     package init(from decoder: any Decoder) throws {
@@ -128,6 +137,8 @@ package struct StatusReport: Codable, Sendable, Equatable {
         paths = try c.decode([NetworkPath].self, forKey: .paths)
         // An agent older than policy-routing support sends none.
         kernelRoutes = try c.decodeIfPresent([KernelRoute].self, forKey: .kernelRoutes) ?? []
+        // An agent older than `[agent] ignore` ignores nothing.
+        ignored = try c.decodeIfPresent([IgnoredInterface].self, forKey: .ignored) ?? []
     }
 }
 
