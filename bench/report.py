@@ -568,6 +568,12 @@ def render(results, netpathctl):
             out.extend(line.rstrip("\n") for line in open(helper))
             w("")
 
+    # bench/containers.py (issue 42); absent from results made before it existed.
+    if os.path.exists(os.path.join(results, "containers.json")):
+        from containers import render as containers_section
+        out.extend(containers_section(load(results, "containers.json")).rstrip("\n").split("\n"))
+        w("")
+
     w("### Method")
     w("")
     w(f"- **Latency.** Two namespaces joined by a veth pair (distinct ifindexes; no IPv6 link-local "

@@ -20,6 +20,11 @@
 #      (bench/probe_helper.py).
 #   8. wait-online (issue 40): the change that makes the path online → `netpathctl wait-online`'s
 #      answer, beside `ip monitor` seeing the same change (bench/waitonline.py).
+#   9. a container host (issue 42): 2,000 Docker-style veth pairs created and deleted, by one
+#      `ip -batch` and then one by one at CONTAINER_RATE per second, beside netpathd on its default
+#      configuration: its CPU, peak RSS, hooks run, catch-up time, and a real uplink's carrier
+#      change during the burst to its hook (bench/containers.py). BENCH_ONLY=containers runs this
+#      phase alone (no netplug, no perf, BENCHMARKS.md left alone) and prints its table.
 #
 # Prints a markdown summary on stdout and rewrites the generated part of BENCHMARKS.md.
 # Needs root (network namespaces), ip, cc and python3; installs Debian's netplug and linux-perf
@@ -38,7 +43,10 @@
 # second slowest of 100 to 199; 0 routes to skip), CONNECTIVITY_ROUNDS /
 # CONNECTIVITY_AFTER / CONNECTIVITY_IDLE (bench/connectivity.py: rounds, seconds behind the portal
 # before it turns into full internet, idle seconds; default 3 / 20 / 20), PROBE_COUNT (probes of
-# each kind for bench/probe_helper.py, default 200), WAIT_ONLINE_ROUNDS (bench/waitonline.py, default 50), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
+# each kind for bench/probe_helper.py, default 200), WAIT_ONLINE_ROUNDS (bench/waitonline.py, default 50),
+# CONTAINER_PAIRS / CONTAINER_RATE (bench/containers.py:
+# veth pairs, and pairs per second when made one by one; default 2000 / 50), BENCH_ONLY=containers
+# (that phase alone), UPDATE=0 to leave BENCHMARKS.md alone, QUIET_MAX_BUSY / QUIET_TIMEOUT (default 25 % / 600 s): before the latency, hook and storm
 # phases, wait up to QUIET_TIMEOUT for the shared machine to be under QUIET_MAX_BUSY % busy.
 set -euo pipefail
 
@@ -64,6 +72,9 @@ CONNECTIVITY_AFTER=${CONNECTIVITY_AFTER:-20}
 CONNECTIVITY_IDLE=${CONNECTIVITY_IDLE:-20}
 PROBE_COUNT=${PROBE_COUNT:-200}
 WAIT_ONLINE_ROUNDS=${WAIT_ONLINE_ROUNDS:-50}
+CONTAINER_PAIRS=${CONTAINER_PAIRS:-2000}
+CONTAINER_RATE=${CONTAINER_RATE:-50}
+BENCH_ONLY=${BENCH_ONLY:-}
 NETPATHD=$(realpath "$BUILD_DIR/netpathd")
 NETWORK_EXAMPLE=$(realpath "$BUILD_DIR/network-monitor-example")
 
@@ -74,13 +85,6 @@ done
 for bin in "$NETPATHCTL" "$NETPATHD" "$NETWORK_EXAMPLE"; do
     [ -x "$bin" ] || { echo "bench/run.sh: no $bin (make bench builds it, or set BUILD_DIR)" >&2; exit 1; }
 done
-# netplug: issue 4's reference hook runner (peers.md), measured beside netpathd.
-if ! command -v netplugd >/dev/null && [ ! -x /usr/sbin/netplugd ]; then
-    echo "== installing netplug (apt-get install -y netplug)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y netplug >&2 || {
-        apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y netplug >&2; }
-fi
-NETPLUGD=$(command -v netplugd || echo /usr/sbin/netplugd)
 
 OUT=bench/out
 RESULTS=$OUT/results-$(date -u +%Y%m%dT%H%M%SZ)
@@ -103,6 +107,41 @@ PREFIX="npbench-$$-$RANDOM"
 . bench/namespaces.sh
 
 quiet() { run python3 bench/quiet.py --max-busy "$QUIET_MAX_BUSY" --timeout "$QUIET_TIMEOUT" --what "$1"; }
+
+# The container phase (issue 42): netpathd's cost under Docker-style veth churn (bench/containers.py).
+containers_phase() {
+    echo "== containers: $CONTAINER_PAIRS veth pairs by one ip -batch, then one by one at $CONTAINER_RATE/s" >&2
+    quiet "the container phase"
+    new_ns "$PREFIX-ct"
+    new_ns "$PREFIX-ct-p"
+    new_ns "$PREFIX-ct-c"
+    add_veth "$PREFIX-ct" "$PREFIX-ct-p"
+    run python3 bench/containers.py --ns "$PREFIX-ct" --peer-ns "$PREFIX-ct-p" --ctr-ns "$PREFIX-ct-c" \
+        --netpathd "$NETPATHD" --netpathctl "$NETPATHCTL" --toggle "$(realpath "$OUT/toggle")" \
+        --stamp "$(realpath "$OUT/hookstamp")" --work "$RESULTS/containers" --pairs "$CONTAINER_PAIRS" \
+        --rate "$CONTAINER_RATE" --out "$RESULTS/containers.json"
+    delete_ns "$PREFIX-ct"
+    delete_ns "$PREFIX-ct-p"
+    delete_ns "$PREFIX-ct-c"
+}
+
+case "$BENCH_ONLY" in
+"") ;;
+containers)
+    containers_phase
+    python3 bench/containers.py --report "$RESULTS/containers.json"
+    exit 0
+    ;;
+*) echo "bench/run.sh: BENCH_ONLY must be empty or containers, found $BENCH_ONLY" >&2; exit 1 ;;
+esac
+
+# netplug: issue 4's reference hook runner (peers.md), measured beside netpathd.
+if ! command -v netplugd >/dev/null && [ ! -x /usr/sbin/netplugd ]; then
+    echo "== installing netplug (apt-get install -y netplug)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y netplug >&2 || {
+        apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y netplug >&2; }
+fi
+NETPLUGD=$(command -v netplugd || echo /usr/sbin/netplugd)
 
 echo "== latency: $TOGGLES admin + $TOGGLES carrier toggles, ${GAP_MS} ms apart" >&2
 quiet "the latency phase"
@@ -238,6 +277,8 @@ delete_ns "$PREFIX-wo"
 delete_ns "$PREFIX-wo-p"
 echo "== the probe helper's RSS and CPU per probe (issue 21)" >&2
 PROBES=$PROBE_COUNT run python3 bench/probe_helper.py "$BUILD_DIR" >"$RESULTS/probe_helper.md"
+
+containers_phase
 
 REPORT_ARGS=(--results "$RESULTS" --netpathctl "$NETPATHCTL")
 [ "$UPDATE" = 1 ] && REPORT_ARGS+=(--update BENCHMARKS.md)

@@ -95,11 +95,21 @@ package final class Agent: Service, Sendable {
         } else {
             controlGroup = nil
         }
+        // Made before the control socket, which asks it for the links it ignores; started later.
+        let engine = NetlinkEngine(
+            options: .init(
+                namespace: options.namespace,
+                logger: logger,
+                linkFilter: LinkFilter.following(configuration.linkIgnoreList, namespace: options.namespace)
+            )
+        )
         let control = ControlServer(
             path: options.controlSocketPath ?? configuration.agent.controlSocket,
             group: controlGroup,
             logger: logger,
-            answer: { [self] command in Self.answer(command, currentSnapshot, hooks: hooks) },
+            answer: { [self] command in
+                Self.answer(command, currentSnapshot, hooks: hooks, ignored: engine.ignoredInterfaces)
+            },
             reload: { [inbox] reply in inbox.post(.reload([reply])) },
             probe: { [inbox] interface, reply in inbox.post(.probeNow(interface, reply)) }
         )
@@ -111,7 +121,7 @@ package final class Agent: Service, Sendable {
             throw StartError(description: "control socket: \(error)")
         }
         do {
-            try await run(configuration: configuration, hooks: hooks, control: control)
+            try await run(configuration: configuration, hooks: hooks, control: control, engine: engine)
         } catch {
             await OSThread.run { control.stop() }
             throw error
@@ -121,9 +131,13 @@ package final class Agent: Service, Sendable {
     }
 
     /// The agent once its control socket is open.
-    private func run(configuration: Configuration, hooks: HookDispatcher, control: ControlServer) async throws {
+    private func run(
+        configuration: Configuration,
+        hooks: HookDispatcher,
+        control: ControlServer,
+        engine: NetlinkEngine
+    ) async throws {
         let logger = options.logger
-        let engine = NetlinkEngine(options: .init(namespace: options.namespace, logger: logger))
         // Host-name targets are resolved on the resolver's own threads; an answer that changes
         // what a policy sees comes back to the loop as an input.
         let hostResolver = HostResolver(logger: logger) { [inbox] in inbox.post(.targetsResolved) }
@@ -197,6 +211,9 @@ package final class Agent: Service, Sendable {
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await hooks.run() }
+                group.addTask { [options, inbox] in
+                    await Self.watchForResume(options.bootClocks, every: options.resumeCheckInterval, inbox: inbox)
+                }
                 if let interval = Self.watchdogInterval(options.environment) {
                     group.addTask { [notifier] in
                         // Pings only while the engine thread is alive: a wedged engine lets
@@ -234,6 +251,17 @@ package final class Agent: Service, Sendable {
         }
     }
 
+    /// Compares the boot clocks every `interval` until cancelled, and posts a resume to the
+    /// loop when `CLOCK_BOOTTIME` ran ahead of `CLOCK_MONOTONIC` (the machine slept).
+    static func watchForResume(_ clocks: any BootClocks, every interval: Duration, inbox: LoopInbox) async {
+        var detector = ResumeDetector()
+        _ = detector.observe(clocks.read())
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval, clock: .continuous)
+            if let slept = detector.observe(clocks.read()) { inbox.post(.resumed(slept)) }
+        }
+    }
+
     /// Half of `WATCHDOG_USEC`, when systemd asks for pings (and, if given, for this process).
     static func watchdogInterval(_ environment: [String: String]) -> Duration? {
         guard let text = environment["WATCHDOG_USEC"], let usec = UInt64(text), usec > 0 else { return nil }
@@ -241,10 +269,15 @@ package final class Agent: Service, Sendable {
         return .microseconds(Int64(usec / 2))
     }
 
-    static func answer(_ command: ControlCommand, _ snapshot: AgentSnapshot, hooks: HookDispatcher) -> ControlReply {
+    static func answer(
+        _ command: ControlCommand,
+        _ snapshot: AgentSnapshot,
+        hooks: HookDispatcher,
+        ignored: () -> [IgnoredInterface]
+    ) -> ControlReply {
         switch command {
-        case .status: return ControlReply(ok: true, status: snapshot.status)
-        case .explain: return ControlReply(ok: true, explain: snapshot.explain)
+        case .status: return ControlReply(ok: true, status: snapshot.status(ignored: ignored()))
+        case .explain: return ControlReply(ok: true, explain: snapshot.explain(ignored: ignored()))
         case .hooks: return ControlReply(ok: true, hooks: hooks.reports())
         case .monitor, .reload, .probe: return .failure("\(command.rawValue) is not answered here")
         }

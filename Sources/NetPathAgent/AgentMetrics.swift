@@ -42,7 +42,13 @@ final class AgentMetrics: Sendable {
     static var overruns: MetricNameDescriptor {
         name("netlink_overruns", "total", "Netlink receive-buffer overruns detected.")
     }
-    static var resyncs: MetricNameDescriptor { name("netlink_resyncs", "total", "Full re-dumps after overruns.") }
+    static var resyncs: MetricNameDescriptor {
+        name(
+            "netlink_resyncs",
+            "total",
+            "Full re-dumps of the kernel state: after overruns, resumes, ignore-list changes."
+        )
+    }
     static var hookRuns: MetricNameDescriptor { name("hook_runs", "total", "Hook runs, by hook and outcome.") }
     static var hookDuration: MetricNameDescriptor { name("hook_duration", "seconds", "How long hook runs took.") }
     static var pluginErrors: MetricNameDescriptor {

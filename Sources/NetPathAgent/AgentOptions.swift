@@ -37,6 +37,11 @@ package struct AgentOptions: Sendable {
     /// only logs a warning and every interface's connectivity stays `unknown`. netpathd passes
     /// the sandboxed probe helper's client; tests pass a scripted fake.
     package var connectivityProber: (@Sendable () -> any ConnectivityProbing)?
+    /// The clocks a resume from suspend is told by (``ResumeDetector``); tests pass ones that jump.
+    package var bootClocks: any BootClocks
+    /// How often the clocks are compared. The wait runs on `ContinuousClock` (`CLOCK_BOOTTIME`),
+    /// so a check due during a suspend is due at once on resume.
+    package var resumeCheckInterval: Duration
 
     package init(
         configPath: String? = nil,
@@ -49,7 +54,9 @@ package struct AgentOptions: Sendable {
         readyWaitLimit: Duration = .seconds(45),
         stopWaitLimit: Duration = .seconds(30),
         logger: Logger = Logger(label: "netpathd"),
-        connectivityProber: (@Sendable () -> any ConnectivityProbing)? = nil
+        connectivityProber: (@Sendable () -> any ConnectivityProbing)? = nil,
+        bootClocks: any BootClocks = SystemBootClocks(),
+        resumeCheckInterval: Duration = .seconds(10)
     ) {
         self.configPath = configPath
         self.recordPath = recordPath
@@ -62,5 +69,7 @@ package struct AgentOptions: Sendable {
         self.stopWaitLimit = stopWaitLimit
         self.logger = logger
         self.connectivityProber = connectivityProber
+        self.bootClocks = bootClocks
+        self.resumeCheckInterval = resumeCheckInterval
     }
 }

@@ -14,17 +14,20 @@ struct AgentSnapshot: Sendable {
     var configurationSource = Configuration.defaultFileName
     var time = Date()
 
-    var status: StatusReport {
+    /// The `status` document, with the links the engine ignores (read from it when asked, so
+    /// that their churn never needs a snapshot).
+    func status(ignored: [IgnoredInterface]) -> StatusReport {
         StatusReport(
             interfaces: state.interfaces,
             paths: paths,
             kernelRoutes: state.kernelRoutes,
+            ignored: ignored,
             probing: configuration.connectivity != nil
         )
     }
 
-    var explain: ExplainReply {
-        let explanation = Explanation(state: state, configuration: configuration, time: time)
+    func explain(ignored: [IgnoredInterface]) -> ExplainReply {
+        let explanation = Explanation(state: state, configuration: configuration, time: time, ignored: ignored)
         return ExplainReply(text: explanation.text, report: explanation.report)
     }
 

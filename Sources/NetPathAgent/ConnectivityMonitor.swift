@@ -255,6 +255,16 @@ final class ConnectivityMonitor {
         return tracker != before
     }
 
+    /// Probes every interface probing covers now, outside the schedule (after a resume from
+    /// suspend, when every verdict is stale); returns how many.
+    @discardableResult
+    func probeAllNow(at now: ContinuousClock.Instant) -> Int {
+        guard settings != nil, isProbing else { return 0 }
+        let chosen = interfaces.values.filter(covers)
+        for interface in chosen { scheduler.probeNow(interface.index, at: now) }
+        return chosen.count
+    }
+
     // MARK: netpathctl probe
 
     /// Probes `name` (or every probed interface) now, and replies when the probes end.

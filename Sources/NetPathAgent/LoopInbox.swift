@@ -19,7 +19,8 @@ import Synchronization
 ///   state and the loop diffs it against the last one it saw, so the final state of every
 ///   interface and policy always gets through; a loop that falls far behind only sees the
 ///   transitions in between merged (``mergedSnapshots`` counts them).
-/// - **A settle tick, a target re-evaluation**: at most one of each; a second asks for the same.
+/// - **A settle tick, a target re-evaluation, a resume**: at most one of each; a second asks for
+///   the same.
 /// - **Reloads**: one entry, which collects the replies owed to every client that asked meanwhile.
 /// - **Results of work the loop handed off** (startup hooks settled, a plugin job done, the end):
 ///   the loop starts at most one job of each kind at a time, so at most one of each waits.
@@ -54,6 +55,8 @@ final class LoopInbox: Sendable {
         case probed(Int32, sequence: UInt64, result: ProbeResult)
         /// `netpathctl probe`: probe this interface (or every probed one) now and reply.
         case probeNow(String?, Reply)
+        /// The machine resumed from a suspend that lasted about this long (``ResumeDetector``).
+        case resumed(Duration)
     }
 
     private struct State {
@@ -199,7 +202,8 @@ extension LoopInbox.Input {
     /// Whether a queued `self` already asks for what `other` asks.
     fileprivate func coalesces(with other: Self) -> Bool {
         switch (self, other) {
-        case (.tick, .tick), (.targetsResolved, .targetsResolved), (.reload, .reload), (.probeTick, .probeTick):
+        case (.tick, .tick), (.targetsResolved, .targetsResolved), (.reload, .reload), (.probeTick, .probeTick),
+            (.resumed, .resumed):
             return true
         default: return false
         }

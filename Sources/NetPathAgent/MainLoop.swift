@@ -146,6 +146,8 @@ final class MainLoop {
             }
         case .probeNow(let interface, let reply):
             connectivity.probeNow(interface, reply: reply, at: .now)
+        case .resumed(let suspended):
+            resumed(after: suspended)
         }
         scheduleTick()
         // After every input: what it changed may make a probe due (never awaited here).
@@ -254,6 +256,20 @@ final class MainLoop {
             reloading = nil
             for send in replies { send(reply) }
         }
+    }
+
+    // MARK: Resume
+
+    /// After a suspend every link may have changed while nobody listened, and every probe verdict
+    /// is stale: the kernel's state is read again (its differences arrive as an update, like after
+    /// an overrun), and every probed interface is probed now rather than at its next interval.
+    private func resumed(after suspended: Duration) {
+        let probes = connectivity.probeAllNow(at: .now)
+        logger.notice(
+            "resumed after a suspend of about \(Int(suspended.milliseconds / 1000)) s: re-reading the kernel's state and probing connectivity now",
+            metadata: ["probes": "\(probes)"]
+        )
+        observer.engine.requestDump(because: "resumed from suspend")
     }
 
     // MARK: Updates
@@ -461,6 +477,8 @@ final class MainLoop {
         // or replaces queues them until the plugin job has started it.
         let plan = plugins.prepareReload(newPlugins)
         observer.setOverrides(new.interfaces)
+        // A changed ignore list is applied by a re-dump, whose snapshot comes as an update.
+        observer.engine.setLinkFilter(LinkFilter.following(new.linkIgnoreList, namespace: agent.options.namespace))
         observer.setTargets(new.policies.compactMap(\.target))
         connectivity.configure(new.connectivity)
         var events = tracker.setPolicies(new.policies, at: Date())

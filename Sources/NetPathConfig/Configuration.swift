@@ -31,6 +31,10 @@ public struct Configuration: Hashable, Sendable {
         /// The group whose members may use the control socket for everything but `reload`
         /// (`control_group`); `nil` leaves it to root.
         public var controlGroup: String?
+        /// The links not tracked (`ignore`), in file order: by default what container runtimes
+        /// create (``LinkIgnoreList/containerDefaults``). ``Configuration/linkIgnoreList`` adds
+        /// the names the rest of the file keeps.
+        package var ignore: [LinkIgnoreList.Entry] = LinkIgnoreList.containerDefaults
 
         /// The default agent settings (docs/configuration.md).
         public init(
@@ -104,6 +108,14 @@ public struct Configuration: Hashable, Sendable {
     /// No rules: every event goes to every hook in the hooks directory, like
     /// NetworkManager-dispatcher.
     public var isDispatcherMode: Bool { rules.isEmpty }
+
+    /// What netpathd does not track: ``Agent/ignore``, except the links an administrator names
+    /// as worth tracking elsewhere in the file: an `[[interface]]`'s `match`, and a rule's
+    /// `interface` unless it is `"*"` (every link).
+    package var linkIgnoreList: LinkIgnoreList {
+        let named = interfaces.map(\.match) + rules.compactMap(\.interface).filter { $0.pattern != "*" }
+        return LinkIgnoreList(entries: agent.ignore, kept: named)
+    }
 
     /// The policy called `name`, if any.
     public func policy(named name: String) -> PathPolicy? {

@@ -6,7 +6,7 @@ import NetPathCore
 extension ConfigurationValidator {
     static let agentKeys = [
         "hooks_dir", "hook_timeout", "max_running_hooks", "settle", "startup_events", "control_socket",
-        "control_group", "metrics",
+        "control_group", "metrics", "ignore",
     ]
 
     /// The range of `max_running_hooks`: more than a thousand hooks starting at once is a typo.
@@ -48,7 +48,28 @@ extension ConfigurationValidator {
                 )
             }
         }
+        if let entries = strings(table, "ignore", example: "[\"veth*\", \"kind:vxlan\"]") {
+            agent.ignore = ignoreEntries(entries)
+        }
         return agent
+    }
+
+    /// `ignore`: name globs, `kind:KIND` and `udev:PROPERTY=VALUE`, each once.
+    private mutating func ignoreEntries(_ entries: [(String, SourceLocation)]) -> [LinkIgnoreList.Entry] {
+        var result: [LinkIgnoreList.Entry] = []
+        for (text, at) in entries {
+            do {
+                let entry = try LinkIgnoreList.Entry(parsing: text)
+                if result.contains(entry) {
+                    error("\(TOMLValue.quoted(text)) is listed twice in ignore", at: at)
+                    continue
+                }
+                result.append(entry)
+            } catch {
+                self.error("ignore: \(TOMLValue.quoted(text)): \(error.message)", at: at)
+            }
+        }
+        return result
     }
 
     /// `control_group`: "" is none; a name must exist here, when validation may ask the machine.

@@ -113,23 +113,28 @@ package struct StatusReport: Codable, Sendable, Equatable {
     /// Whether the agent probes connectivity (its configuration has `[connectivity]`); `nil`
     /// from an agent older than `wait-online`, and in `status --local`.
     package var probing: Bool?
+    /// The links `[agent] ignore` keeps out of ``interfaces``, with why (`status --all` lists them).
+    package var ignored: [IgnoredInterface]
 
     package init(
         interfaces: [Interface],
         paths: [NetworkPath],
         kernelRoutes: [KernelRoute] = [],
+        ignored: [IgnoredInterface] = [],
         probing: Bool? = nil
     ) {
         self.interfaces = interfaces
         self.paths = paths
         self.kernelRoutes = kernelRoutes
         self.probing = probing
+        self.ignored = ignored
     }
 
     enum CodingKeys: String, CodingKey {
         case interfaces, paths
         case kernelRoutes = "kernel_routes"
         case probing
+        case ignored
     }
 
     package init(from decoder: any Decoder) throws {
@@ -139,6 +144,8 @@ package struct StatusReport: Codable, Sendable, Equatable {
         // An agent older than policy-routing support sends none.
         kernelRoutes = try c.decodeIfPresent([KernelRoute].self, forKey: .kernelRoutes) ?? []
         probing = try c.decodeIfPresent(Bool.self, forKey: .probing)
+        // An agent older than `[agent] ignore` ignores nothing.
+        ignored = try c.decodeIfPresent([IgnoredInterface].self, forKey: .ignored) ?? []
     }
 }
 

@@ -15,9 +15,12 @@ package struct Explanation: Sendable {
     package let events: [Event]
     /// The interfaces as the state shows them, for the connectivity section.
     package let interfaces: [Interface]
+    /// The links `[agent] ignore` keeps out of the state, with why.
+    package let ignored: [IgnoredInterface]
 
-    package init(state: SystemState, configuration: Configuration, time: Date) {
+    package init(state: SystemState, configuration: Configuration, time: Date, ignored: [IgnoredInterface] = []) {
         self.configuration = configuration
+        self.ignored = ignored
         interfaces = state.interfaces
         evaluations = configuration.policies.map { ($0, PathEvaluator(policy: $0).evaluate(state)) }
         var tracker = PathTracker(policies: configuration.policies)
@@ -49,6 +52,7 @@ package struct Explanation: Sendable {
             out += "\n"
         }
         out += connectivityText
+        out += ignoredText
         out +=
             configuration.isDispatcherMode
             ? "Rules: none configured (dispatcher mode): every event runs every hook in \(configuration.agent.hooksDirectory)\n"
@@ -106,6 +110,14 @@ package struct Explanation: Sendable {
         }
         out += TextTable.render(rows) + "\n"
         return out
+    }
+
+    /// The links not tracked and why; empty when there are none.
+    var ignoredText: String {
+        guard !ignored.isEmpty else { return "" }
+        var out = "Ignored links (\(ignored.count); [agent] ignore: no events, hooks, plugins or probes)\n"
+        out += TextTable.render(ignored.map { ["    " + $0.name.escapingControlCharacters, "\($0.index)", $0.reason] })
+        return out + "\n"
     }
 
     static func summary(_ p: PathPolicy) -> String {
@@ -211,6 +223,8 @@ package struct Explanation: Sendable {
         package var rules: [RuleReport]
         /// The probed interfaces; absent from agents older than connectivity probing.
         package var connectivity: [ConnectivityVerdict]?
+        /// The links `[agent] ignore` keeps out; absent from agents older than it.
+        package var ignored: [IgnoredInterface]?
     }
 
     /// The JSON form's value.
@@ -270,7 +284,7 @@ package struct Explanation: Sendable {
                 )
             }
         }
-        return Report(policies: policies, rules: rules, connectivity: connectivity)
+        return Report(policies: policies, rules: rules, connectivity: connectivity, ignored: ignored)
     }
 }
 

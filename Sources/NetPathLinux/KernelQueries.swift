@@ -79,15 +79,19 @@ final class KernelQueries: Sendable {
     /// Dumps links, addresses, the kept routes (`np_walk`: default routes, and routes covering
     /// the internet probes) and rules into a new table; returns it with the number of routes
     /// dropped unparsed.
-    func dumpAll() throws(NetlinkError) -> (table: KernelTable, skipped: UInt64) {
+    /// Links `filter` ignores are listed apart, their addresses dropped (links are dumped first).
+    func dumpAll(filter: LinkFilter = .none) throws(NetlinkError) -> (table: KernelTable, skipped: UInt64) {
         try state.withLock { state throws(NetlinkError) in
-            try Self.dumpAll(state.lookup.socket, state.lookup.buffer, state.lookup.collector)
+            try Self.dumpAll(state.lookup.socket, state.lookup.buffer, state.lookup.collector, filter: filter)
         }
     }
 
-    private static func dumpAll(_ socket: NetlinkSocket, _ buffer: ReceiveBuffer, _ collector: MessageCollector)
-        throws(NetlinkError) -> (table: KernelTable, skipped: UInt64)
-    {
+    private static func dumpAll(
+        _ socket: NetlinkSocket,
+        _ buffer: ReceiveBuffer,
+        _ collector: MessageCollector,
+        filter: LinkFilter
+    ) throws(NetlinkError) -> (table: KernelTable, skipped: UInt64) {
         var lastError: NetlinkError?
         // A dump interrupted by a concurrent change (NLE_DUMP_INTR) is simply asked again.
         for _ in 0..<5 {
@@ -102,7 +106,7 @@ final class KernelQueries: Sendable {
                 if error.rawValue == NLE_DUMP_INTR { continue }
                 throw error
             }
-            var table = KernelTable()
+            var table = KernelTable(filter: filter)
             for message in collector.messages { table.apply(message) }
             collector.messages.removeAll(keepingCapacity: true)
             return (table, skipped)

@@ -73,7 +73,8 @@ package struct EngineStatistics: Sendable, Equatable {
     package var messages: UInt64 = 0
     /// Receive-buffer overruns (`ENOBUFS`) detected.
     package var overruns: UInt64 = 0
-    /// Full re-dumps done to recover from overruns.
+    /// Full re-dumps: to recover from overruns, and those asked for (a resume from suspend, a
+    /// new ignore list).
     package var resyncs: UInt64 = 0
     /// Route messages (notifications and dump entries) dropped unparsed: every route but the
     /// default routes, which are all the path model reads. Routes the kernel dropped for the

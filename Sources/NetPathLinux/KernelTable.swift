@@ -30,8 +30,20 @@ package struct KernelTable: Sendable, Equatable {
     /// ``reachableTables(_:)`` of IPv4 and IPv6, computed when the rules change, not at every
     /// snapshot.
     private var reachable = [Self.reachableTables(.ipv4, among: []), Self.reachableTables(.ipv6, among: [])]
+    /// Which links are mirrored; the others are only listed in ``ignoredLinks``.
+    package private(set) var filter: LinkFilter
+    /// The links ``filter`` ignores, by index: a name and a reason each, nothing else. Their
+    /// addresses and later link messages are dropped on arrival, and change nothing a snapshot
+    /// shows (`status` reads this list from the engine when asked).
+    package private(set) var ignoredLinks: [Int32: IgnoredLink] = [:]
+    /// Set when a link the filter ignored became one it mirrors (renamed out of a glob): its
+    /// addresses were dropped on arrival, so only a new dump has them. The engine re-dumps.
+    package private(set) var needsDump = false
 
-    package init() {}
+    /// An empty table that mirrors the links `filter` does not ignore.
+    package init(filter: LinkFilter = .none) {
+        self.filter = filter
+    }
 
     /// Counts the changes that can change where the kernel routes traffic: a route, a rule or an
     /// address, a link that appears, goes away or changes its admin state. Carrier alone does not
@@ -48,6 +60,7 @@ package struct KernelTable: Sendable, Equatable {
     /// not kept (``RouteRecord/isKept``) changes nothing.
     @discardableResult
     package mutating func apply(_ message: KernelMessage) -> Bool {
+        if !filter.list.isEmpty || !ignoredLinks.isEmpty, let handled = ignoring(message) { return handled }
         let routing: Bool
         if case .newLink(let link) = message {
             routing = links[link.index]?.adminUp != link.adminUp
@@ -57,6 +70,34 @@ package struct KernelTable: Sendable, Equatable {
         let changed = mirror(message)
         if changed && routing { routingGeneration &+= 1 }
         return changed
+    }
+
+    /// The messages of ignored links, handled here: `nil` for every other message, which the
+    /// mirror takes. A link is judged when it first appears and when its name or kind changes.
+    private mutating func ignoring(_ message: KernelMessage) -> Bool? {
+        switch message {
+        case .newLink(let link):
+            if let known = ignoredLinks[link.index], known.name == link.name, known.kind == link.kind { return false }
+            if let mirrored = links[link.index], mirrored.name == link.name, mirrored.kind == link.kind { return nil }
+            guard let entry = filter.ignores(link) else {
+                if ignoredLinks.removeValue(forKey: link.index) != nil { needsDump = true }
+                return nil
+            }
+            ignoredLinks[link.index] = IgnoredLink(name: link.name, kind: link.kind, entry: entry)
+            // A mirrored link renamed into the list leaves the mirror as if deleted.
+            guard links[link.index] != nil else { return false }
+            _ = mirror(.deleteLink(index: link.index))
+            routingGeneration &+= 1
+            return true
+        case .deleteLink(let index):
+            return ignoredLinks.removeValue(forKey: index) != nil ? false : nil
+        case .newAddress(let record), .deleteAddress(let record):
+            return ignoredLinks[record.index] != nil ? false : nil
+        case .newRoute, .deleteRoute, .newRule, .deleteRule:
+            // Only default routes and those covering a probe reach the table: none is dropped for
+            // its link, so the kernel's route to the internet stays whole.
+            return nil
+        }
     }
 
     private mutating func mirror(_ message: KernelMessage) -> Bool {

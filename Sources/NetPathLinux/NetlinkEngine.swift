@@ -48,21 +48,31 @@ package final class NetlinkEngine: Sendable {
         /// Whether the kernel drops the route notifications the engine would drop unparsed
         /// (``RouteFilter``). Off only in tests that need a storm to reach the engine.
         package var filtersRoutesInKernel = true
+        /// The links not mirrored (`[agent] ignore`): each is kept as its index, name and reason,
+        /// and nothing of it reaches a snapshot. ``NetlinkEngine/setLinkFilter(_:)`` replaces it.
+        package var linkFilter = LinkFilter.none
 
         /// Options for the caller's namespace, a 4 MiB receive buffer and a `netpath.netlink` logger.
         package init(
             namespace: String? = nil,
             receiveBufferSize: Int = 4 << 20,
-            logger: Logger = Logger(label: "netpath.netlink")
+            logger: Logger = Logger(label: "netpath.netlink"),
+            linkFilter: LinkFilter = .none
         ) {
             self.namespace = namespace
             self.receiveBufferSize = receiveBufferSize
             self.logger = logger
+            self.linkFilter = linkFilter
         }
     }
 
     private struct Shared {
         var table = KernelTable()
+        /// The filter the next dump applies (the table has the one of the last dump).
+        var filter = LinkFilter.none
+        /// Why a re-dump was asked for (``NetlinkEngine/requestDump(because:)``), until the
+        /// engine's thread starts it.
+        var dumpRequest: String?
         /// The kernel's routes to the internet as of the last published snapshot.
         var kernelRoutes: [KernelRoute] = []
         /// ``routingGeneration`` when the kernel was last asked; `nil` before the first.
@@ -102,14 +112,16 @@ package final class NetlinkEngine: Sendable {
     /// under a long lag still lets the consumer diff correctly; it only merges transitions.
     package static let bufferedSnapshots = 64
     private let shared = Mutex(Shared())
-    // The eventfd that wakes the thread to stop, and the thread itself; set once in start().
-    private let control = Mutex<(wakeFD: Int32, thread: pthread_t?)>((-1, nil))
+    // The eventfd that wakes the thread to stop, the one that asks it for a re-dump, and the
+    // thread itself; set once in start().
+    private let control = Mutex<(wakeFD: Int32, requestFD: Int32, thread: pthread_t?)>((-1, -1, nil))
     /// Dumps and kernel questions; set once the engine thread has opened its socket.
     private let queries = Mutex<KernelQueries?>(nil)
 
     /// An engine that has not started: ``start()`` opens the sockets and starts its thread.
     package init(options: Options = Options()) {
         self.options = options
+        shared.withLock { $0.filter = options.linkFilter }
     }
 
     deinit { stop() }
@@ -146,17 +158,30 @@ package final class NetlinkEngine: Sendable {
     {
         let wakeFD = np_eventfd_nonblocking()
         guard wakeFD >= 0 else { throw NetlinkError(.thread, rawValue: errno, context: "eventfd") }
+        let requestFD = np_eventfd_nonblocking()
+        guard requestFD >= 0 else {
+            close(wakeFD)
+            throw NetlinkError(.thread, rawValue: errno, context: "eventfd")
+        }
 
         let startup = StartupSignal()
-        let context = ThreadContext(engine: self, delivery: delivery, wakeFD: wakeFD, watch: watch, startup: startup)
+        let context = ThreadContext(
+            engine: self,
+            delivery: delivery,
+            wakeFD: wakeFD,
+            requestFD: requestFD,
+            watch: watch,
+            startup: startup
+        )
         let thread: pthread_t
         switch OSThread.start({ context.engine.run(context) }) {
         case .success(let started): thread = started
         case .failure(let error):
             close(wakeFD)
+            close(requestFD)
             throw NetlinkError(.thread, rawValue: error.rawValue, context: "pthread_create")
         }
-        control.withLock { $0 = (wakeFD, thread) }
+        control.withLock { $0 = (wakeFD, requestFD, thread) }
         if let error = startup.wait() {
             stop()
             throw error
@@ -165,8 +190,8 @@ package final class NetlinkEngine: Sendable {
 
     /// Stops the thread, closes its sockets and finishes the stream. Idempotent.
     package func stop() {
-        let (wakeFD, thread) = control.withLock { state in
-            defer { state = (-1, nil) }
+        let (wakeFD, requestFD, thread) = control.withLock { state in
+            defer { state = (-1, -1, nil) }
             return state
         }
         guard wakeFD >= 0 else { return }
@@ -174,6 +199,37 @@ package final class NetlinkEngine: Sendable {
         _ = write(wakeFD, &one, 8)
         if let thread, !pthread_equal(thread, pthread_self()).isTrue { pthread_join(thread, nil) }
         close(wakeFD)
+        close(requestFD)
+    }
+
+    /// Asks the engine's thread to dump the kernel's state again and publish it (as after an
+    /// overrun: the differences become events), logging `reason`. Returns at once; a request
+    /// made while one waits joins it. Does nothing before ``start()`` or after ``stop()``.
+    package func requestDump(because reason: String) {
+        // Under the lock: stop() cannot close the descriptor between the check and the write.
+        control.withLock { control in
+            guard control.requestFD >= 0 else { return }
+            shared.withLock { $0.dumpRequest = reason }
+            var one: UInt64 = 1
+            _ = write(control.requestFD, &one, 8)
+        }
+    }
+
+    /// Replaces the links not mirrored (a reload that changed `[agent] ignore`); a re-dump
+    /// applies it, so links it no longer ignores come with their addresses. An equal filter
+    /// changes nothing.
+    package func setLinkFilter(_ filter: LinkFilter) {
+        let changed = shared.withLock { state in
+            defer { state.filter = filter }
+            return state.filter != filter
+        }
+        if changed { requestDump(because: "the links to ignore changed") }
+    }
+
+    /// The links the engine does not mirror, by index, with the reason for each.
+    package func ignoredInterfaces() -> [IgnoredInterface] {
+        let (filter, ignored) = shared.withLock { ($0.table.filter, $0.table.ignoredLinks) }
+        return filter.report(ignored)
     }
 
     /// Whether the engine thread is running its loop (for a watchdog).
@@ -208,6 +264,7 @@ package final class NetlinkEngine: Sendable {
         let engine: NetlinkEngine
         let delivery: SnapshotDelivery
         let wakeFD: Int32
+        let requestFD: Int32
         let watch: FileChangeWatch?
         let startup: StartupSignal
 
@@ -215,12 +272,14 @@ package final class NetlinkEngine: Sendable {
             engine: NetlinkEngine,
             delivery: SnapshotDelivery,
             wakeFD: Int32,
+            requestFD: Int32,
             watch: FileChangeWatch?,
             startup: StartupSignal
         ) {
             self.engine = engine
             self.delivery = delivery
             self.wakeFD = wakeFD
+            self.requestFD = requestFD
             self.watch = watch
             self.startup = startup
         }
@@ -296,7 +355,7 @@ package final class NetlinkEngine: Sendable {
             // Also used from callers' threads (target questions).
             queries = sockets.queries
             self.queries.withLock { $0 = queries }
-            let (table, skipped) = try queries.dumpAll()
+            let (table, skipped) = try queries.dumpAll(filter: shared.withLock { $0.filter })
             shared.withLock {
                 $0.table = table
                 // A table of its own: nothing kept from an earlier run of this engine applies.
@@ -315,6 +374,7 @@ package final class NetlinkEngine: Sendable {
         var fds = [
             pollfd(fd: events.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: context.wakeFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: context.requestFD, events: Int16(POLLIN), revents: 0),
         ]
         if let watch = context.watch {
             if watch.descriptor >= 0 {
@@ -340,7 +400,7 @@ package final class NetlinkEngine: Sendable {
             if fds[1].revents != 0 { return }
             // The file first: a snapshot published for netlink messages read in the same wake-up
             // then carries it too.
-            let fileChanged = fds.count > 2 && fds[2].revents != 0 && context.watch?.consume() == true
+            let fileChanged = fds.count > 3 && fds[3].revents != 0 && context.watch?.consume() == true
             var overrun = resyncPending
             var published = false
             if fds[0].revents != 0 {
@@ -353,8 +413,26 @@ package final class NetlinkEngine: Sendable {
                 }
             }
             if fileChanged && !published && !overrun { publish(context, queries, cause: .watchedFile, at: Date()) }
-            guard overrun else { continue }
-            switch resync(context, queries: queries, events: events, eventCollector: eventCollector, buffer: buffer) {
+            // Asked for (a resume, a new ignore list), or a link left the ignore list: a dump.
+            var requested: String?
+            if fds[2].revents != 0 {
+                var count: UInt64 = 0
+                _ = read(context.requestFD, &count, 8)
+                requested = shared.withLock { state in
+                    defer { state.dumpRequest = nil }
+                    return state.dumpRequest
+                }
+            }
+            if requested == nil, shared.withLock({ $0.table.needsDump }) { requested = "a link is no longer ignored" }
+            guard overrun || requested != nil else { continue }
+            switch resync(
+                context,
+                queries: queries,
+                events: events,
+                eventCollector: eventCollector,
+                buffer: buffer,
+                requested: overrun ? nil : requested
+            ) {
             case .converged: resyncPending = false
             case .failed: resyncPending = true
             case .stopping: return
@@ -452,22 +530,25 @@ package final class NetlinkEngine: Sendable {
     /// in between. An overrun during the dump makes the fresh table stale again, and the kernel
     /// reports a congestion only once, so there is no second chance to notice it: dump again, as
     /// often as it takes (a storm ends). Only failing dumps are bounded.
+    ///
+    /// `requested`: why a dump was asked for when no overrun happened (it is not counted as one).
     private func resync(
         _ context: ThreadContext,
         queries: KernelQueries,
         events: NetlinkSocket,
         eventCollector: MessageCollector,
-        buffer: ReceiveBuffer
+        buffer: ReceiveBuffer,
+        requested: String? = nil
     ) -> ResyncOutcome {
         let logger = options.logger
-        shared.withLock { $0.statistics.overruns += 1 }
+        if requested == nil { shared.withLock { $0.statistics.overruns += 1 } }
         var failures = 0
         var attempts = 0
         while true {
             if Self.stopRequested(context.wakeFD) { return .stopping }
             attempts += 1
             do {
-                let (table, skipped) = try queries.dumpAll()
+                let (table, skipped) = try queries.dumpAll(filter: shared.withLock { $0.filter })
                 // Notifications that arrived during the dump are newer than or equal to it:
                 // applying them on top converges (each object's last message wins).
                 shared.withLock { state in
@@ -482,7 +563,11 @@ package final class NetlinkEngine: Sendable {
                     shared.withLock { $0.statistics.overruns += 1 }
                     continue
                 }
-                logger.notice("netlink overrun: state re-dumped", metadata: ["attempts": "\(attempts)"])
+                if let requested {
+                    logger.notice("kernel state re-read: \(requested)", metadata: ["attempts": "\(attempts)"])
+                } else {
+                    logger.notice("netlink overrun: state re-dumped", metadata: ["attempts": "\(attempts)"])
+                }
                 publish(context, queries, cause: .resync, at: Date())
                 return .converged
             } catch {

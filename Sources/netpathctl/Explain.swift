@@ -27,8 +27,13 @@ extension Netpathctl {
         func run() async throws {
             if source.local {
                 let configuration = try config.load().configuration
-                let update = try await source.currentState(for: configuration)
-                let explanation = Explanation(state: update.state, configuration: configuration, time: update.time)
+                let (update, ignored) = try await source.currentReading(for: configuration)
+                let explanation = Explanation(
+                    state: update.state,
+                    configuration: configuration,
+                    time: update.time,
+                    ignored: ignored
+                )
                 try output(text: explanation.text, report: explanation.report)
             } else {
                 guard let reply = try source.connect(config).request(.explain).checked().explain else {

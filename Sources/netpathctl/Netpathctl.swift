@@ -130,6 +130,9 @@ extension SourceOptions {
     /// An observer of this host's kernel, classified and targeted as `configuration` says.
     func observer(for configuration: Configuration) -> SystemObserver {
         SystemObserver(
+            engine: NetlinkEngine(
+                options: .init(linkFilter: LinkFilter.following(configuration.linkIgnoreList, namespace: nil))
+            ),
             builder: SystemStateBuilder(
                 classifier: InterfaceClassifier(overrides: configuration.interfaces),
                 sysfs: SysfsReader(root: sysfsRoot ?? "/sys")
@@ -140,12 +143,19 @@ extension SourceOptions {
 
     /// The current state of this host's kernel, read once.
     func currentState(for configuration: Configuration) async throws -> SystemUpdate {
+        try await currentReading(for: configuration).update
+    }
+
+    /// The current state, and the links `[agent] ignore` keeps out of it.
+    func currentReading(for configuration: Configuration) async throws -> (
+        update: SystemUpdate, ignored: [IgnoredInterface]
+    ) {
         let observer = observer(for: configuration)
         defer { observer.stop() }
         var updates = try observer.start().makeAsyncIterator()
         guard let update = await updates.next() else {
             throw ValidationError("the netlink engine stopped before its first dump")
         }
-        return update
+        return (update, observer.engine.ignoredInterfaces())
     }
 }

@@ -21,16 +21,20 @@ extension Netpathctl {
         @Flag(name: .long, help: "Print JSON instead of a table.")
         var json = false
 
+        @Flag(name: .long, help: "Also list the links [agent] ignore keeps out, and why (JSON always has them).")
+        var all = false
+
         func run() async throws {
             let report: StatusReport
             if source.local {
                 let configuration = try config.load().configuration
-                let update = try await source.currentState(for: configuration)
+                let (update, ignored) = try await source.currentReading(for: configuration)
                 let paths = configuration.policies.map { PathEvaluator(policy: $0).path(for: update.state) }
                 report = StatusReport(
                     interfaces: update.state.interfaces,
                     paths: paths,
-                    kernelRoutes: update.state.kernelRoutes
+                    kernelRoutes: update.state.kernelRoutes,
+                    ignored: ignored
                 )
             } else {
                 guard let status = try source.connect(config).request(.status).checked().status else {
@@ -44,7 +48,9 @@ extension Netpathctl {
                 print(
                     StatusRenderer.render(
                         SystemState(interfaces: report.interfaces, kernelRoutes: report.kernelRoutes),
-                        paths: report.paths
+                        paths: report.paths,
+                        ignored: report.ignored,
+                        listingIgnored: all
                     ),
                     terminator: ""
                 )

@@ -6,7 +6,13 @@ import NetPathCore
 
 /// The human form of `status`: one line per interface like `ip -br`, then one block per path.
 enum StatusRenderer {
-    static func render(_ state: SystemState, paths: [NetworkPath]) -> String {
+    /// `ignored`: counted in one line after the table, or listed with why when `listingIgnored`.
+    static func render(
+        _ state: SystemState,
+        paths: [NetworkPath],
+        ignored: [IgnoredInterface] = [],
+        listingIgnored: Bool = false
+    ) -> String {
         var rows: [[String]] = [
             ["IDX", "INTERFACE", "TYPE", "KIND", "STATE", "METERED", "CONNECTIVITY", "ADDRESSES"]
         ]
@@ -20,6 +26,15 @@ enum StatusRenderer {
             ])
         }
         var out = table(rows)
+        if !ignored.isEmpty {
+            let noun = ignored.count == 1 ? "link" : "links"
+            if listingIgnored {
+                out += "\n\(ignored.count) \(noun) ignored ([agent] ignore):\n"
+                out += table(ignored.map { ["  \($0.index)", $0.name.escapingControlCharacters, $0.reason] })
+            } else {
+                out += "\n\(ignored.count) \(noun) ignored ([agent] ignore; netpathctl status --all lists them)\n"
+            }
+        }
         if !state.kernelRoutes.isEmpty {
             out += "\nkernel routes to the internet (ip route get, rules applied):\n"
             for route in state.kernelRoutes {

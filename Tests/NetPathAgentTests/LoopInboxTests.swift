@@ -27,6 +27,7 @@ import Testing
         case .probeTick: "probe tick"
         case .probed(let index, let sequence, _): "probed \(index) \(sequence)"
         case .probeNow(let interface, _): "probe now \(interface ?? "*")"
+        case .resumed(let slept): "resumed \(slept)"
         }
     }
 

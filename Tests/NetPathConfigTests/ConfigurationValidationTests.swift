@@ -137,7 +137,7 @@ import Testing
             line: 2,
             column: 1,
             message:
-                #"unknown key "colour" in [agent]; expected one of "hooks_dir", "hook_timeout", "max_running_hooks", "settle", "startup_events", "control_socket", "control_group", "metrics""#
+                #"unknown key "colour" in [agent]; expected one of "hooks_dir", "hook_timeout", "max_running_hooks", "settle", "startup_events", "control_socket", "control_group", "metrics", "ignore""#
         ),
         .init(
             text: "[agnet]\nsettle = \"1s\"",
