@@ -14,11 +14,7 @@ extension Netpathctl {
             commandName: "wait-online",
             abstract: "Wait until netpathd reports the network online (netpath-wait-online.service).",
             discussion: """
-                Online means, by default, that some policy of netpathd's configuration is satisfied. Every option narrows it: --policy names the policies that must be (all of them, or one with --any), --connectivity asks their paths for a probe's verdict, -4, -6 and --dns for IPv4, IPv6 and a DNS server; -i and -o, as systemd-networkd-wait-online has them, ask interfaces for an operational state (networkctl(1)'s names: off, no-carrier, dormant, carrier, degraded, routable).
-
-                It follows netpathd's event stream and never polls; while no netpathd answers (not started yet, restarting) it waits for the control socket to appear.
-
-                Exit status: 0 once online; 1 when not online within --timeout, with the reason on stderr; 2 on any other error (a bad option, no netpathd within the timeout, a policy netpathd does not have, --connectivity without [connectivity]).
+                Online means, by default, that some policy of netpathd's configuration is satisfied. Every option narrows it: --policy names the policies that must be (all of them, or one with --any), --connectivity asks their paths for a probe's verdict, -4, -6 and --dns for IPv4, IPv6 and a DNS server; -i and -o, as systemd-networkd-wait-online has them, ask interfaces for an operational state (networkctl(1)'s names: off, no-carrier, dormant, carrier, degraded, routable). It follows netpathd's event stream and never polls; while no netpathd answers (not started yet, restarting) it waits for the control socket to appear. Exit status: 0 once online; 1 when not online within --timeout, with the reason on stderr; 2 on any other error (a bad option, no netpathd within the timeout, a policy netpathd does not have, --connectivity without [connectivity]).
                 """
         )
 

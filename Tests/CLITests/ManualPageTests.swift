@@ -224,7 +224,7 @@ struct ManualPageTests {
         let help = try Command.check([netpathctl, "--help"])
         let subcommands = help.components(separatedBy: "SUBCOMMANDS:\n").last!.split(separator: "\n")
             .compactMap { $0.firstMatch(of: /^  ([a-z][a-z-]*)\s/).map { String($0.1) } }
-        #expect(subcommands.count == 8, "\(help)")
+        #expect(subcommands.count == 9, "\(help)")
         #expect(Set(blocks.keys) == Set(subcommands + [""]), "netpathctl(8) has \(blocks.keys.sorted())")
         #expect(Self.options(inPageBlock: blocks[""] ?? "") == (try Self.options(inHelpOf: [netpathctl])))
         for subcommand in subcommands {
@@ -252,7 +252,7 @@ struct ManualPageTests {
         let options = help.components(separatedBy: "\nOPTIONS:\n").last!.components(separatedBy: "\n\n")[0]
         var result = Set<String>()
         for line in options.split(separator: "\n") {
-            guard let names = line.firstMatch(of: /^  (-[a-z], )?(--[a-z][a-z-]*)/) else { continue }
+            guard let names = line.firstMatch(of: /^  (-[a-z0-9], )?(--[a-z0-9][a-z0-9-]*)/) else { continue }
             result.insert(String(names.2))
             if let short = names.1 { result.insert(String(short.dropLast(2))) }
         }
