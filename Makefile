@@ -20,7 +20,7 @@ TEST_PACKAGES  := iproute2 systemd dpkg-dev lintian mandoc bash-completion zsh f
 # regex that --skip and --filter both get, so that each test runs exactly once.
 SERIAL_SUITES = $(shell build-support/serial-suites.sh)
 
-.PHONY: all deps test-deps build run test test-as-nobody test-host host-deps bench docs clean format install install-build order uninstall \
+.PHONY: all deps test-deps build run test test-as-nobody test-host host-deps bench bench-build docs clean format install install-build order uninstall \
 	deb deb-deps deb-build version
 
 # `make install` layout. DESTDIR stages the whole tree under another root (packaging, tests).
@@ -198,10 +198,12 @@ test-as-nobody:
 # Measures what `make install` installs: the same flags, plus NETPATH_BENCH (netpathctl's hidden
 # --bench-snapshots, which bench/latency.py and bench/storm.py read and no release build has), in
 # a scratch directory of its own so that the installed build never gets it.
+# bench-build only builds them (another tree's, say, for BENCH_COMPARE_BUILD: bench/run.sh's header).
 BENCH_SCRATCH ?= .build/bench
-bench:
+bench-build:
 	$(MAKE) --no-print-directory install-build INSTALL_SCRATCH="$(BENCH_SCRATCH)" \
 		INSTALL_SWIFT_FLAGS='$(INSTALL_SWIFT_FLAGS) -Xswiftc -DNETPATH_BENCH'
+bench: bench-build
 	BUILD_DIR="$(BENCH_SCRATCH)/$(INSTALL_CONFIG)" ./bench/run.sh
 
 # The library's documentation as `import NetPath` shows it (and the Network product's), built by

@@ -15,6 +15,9 @@ runners, each on namespaces of its own, with the same hook and the same toggles.
                     carrier-up and carrier-down events only, i.e. once per link change, as
                     netplug runs its hook (in/out). Like for like with netplug, while the
                     dispatcher-mode runner starts 2-3 hooks per change.
+  netpathd-link-b   the same as netpathd-link, run by another build's netpathd (--netpathd-b):
+                    in the same rotation, so that the two builds are measured on and off in one
+                    run, each paired against netplug (bench/run.sh's BENCH_COMPARE_BUILD).
 
 The hook is one /bin/sh script, the same file for all three: its first statement execs
 bench/out/hookstamp, which reads CLOCK_REALTIME first thing and appends `ts_ns ARGS...` to a
@@ -238,6 +241,7 @@ def runner_arguments(description, listeners, count, count_help, many=False):
     ap.add_argument("--peer-link", required=True)
     ap.add_argument("--listener", required=True, choices=listeners, action=each)
     ap.add_argument("--netpathd", required=True)
+    ap.add_argument("--netpathd-b", help="another build's netpathd, for the netpathd-link-b runner")
     ap.add_argument("--netplugd", default="netplugd")
     ap.add_argument("--perf", default="perf", help="(bench/hooktrace.py) the perf binary")
     ap.add_argument("--toggle", required=True)
@@ -258,6 +262,8 @@ def runner_arguments(description, listeners, count, count_help, many=False):
         sys.exit("--count and --warmup must be even (the link must end as it started)")
     if many and not len(args.listener) == len(args.ns) == len(args.peer_ns):
         sys.exit("--listener, --ns and --peer-ns must be given as many times each")
+    if "netpathd-link-b" in (args.listener if many else [args.listener]) and not args.netpathd_b:
+        sys.exit("the netpathd-link-b runner needs --netpathd-b")
     return args
 
 
@@ -284,10 +290,13 @@ def prepare_work(args, work=None, tag=""):
     return work, stamps, hooks_dir, write_hook(hooks_dir, os.path.abspath(args.stamp), stamps)
 
 
-RUNNERS = ["ip", "netplug", "netpathd", "netpathd-link"]
-# The pair the targets compare: the one most batches are for (--batches), since a p99 of the first
-# change after a batch needs a hundred of them.
-PAIRED = {"netplug", "netpathd-link"}
+RUNNERS = ["ip", "netplug", "netpathd", "netpathd-link", "netpathd-link-b"]
+# The runners with the link rule: the current build's, and another build's to compare with.
+LINK_RULE = {"netpathd-link", "netpathd-link-b"}
+# The pair the targets compare (and the other build's link rule, paired with netplug likewise):
+# the ones most batches are for (--batches), since a p99 of the first change after a batch needs a
+# hundred of them.
+PAIRED = {"netplug"} | LINK_RULE
 
 
 def listener_for(runner, args, ns, work, stamps, hook, config):
@@ -300,8 +309,10 @@ def listener_for(runner, args, ns, work, stamps, hook, config):
     if runner == "netplug":
         return Listener("netplug", in_ns(ns, [args.netplugd, "-F", "-c", "/dev/null", "-i", args.link, "-s", hook]),
                         os.path.join(work, "netplug.log"), lambda: os.path.exists(stamps))
-    name = "netpathd (link rule)" if runner == "netpathd-link" else "netpathd"
-    return Listener(name, in_ns(ns, [args.netpathd, "--config", config, "--control-socket", socket_path]),
+    names = {"netpathd-link": "netpathd (link rule)", "netpathd-link-b": "netpathd B (link rule)"}
+    name = names.get(runner, "netpathd")
+    binary = args.netpathd_b if runner == "netpathd-link-b" else args.netpathd
+    return Listener(name, in_ns(ns, [binary, "--config", config, "--control-socket", socket_path]),
                     os.path.join(work, "netpathd.log"), lambda: os.path.exists(socket_path))
 
 
@@ -315,7 +326,9 @@ def rotations(runners):
     own, with the others but the link-rule runner changed in between as in the main one (the same
     spacing and the same work between its changes), their changes there not counted. It runs
     first, so that the main rotation's runners have all just been at work when the route batches
-    follow (each rotation starts with --warmup changes of every runner)."""
+    follow (each rotation starts with --warmup changes of every runner). Another build's link
+    rule (netpathd-link-b) is in both, counted in the main one beside the current build's: another
+    file, so the two share no code pages in the caches, only the C libraries, as netplug does."""
     names = [r["runner"] for r in runners]
     if "netpathd" in names and "netpathd-link" in names:
         return [([r for r in runners if r["runner"] != "netpathd-link"], {"netpathd"}),
@@ -368,7 +381,7 @@ def main():
     runners = []
     for runner, ns, peer_ns in zip(args.listener, args.ns, args.peer_ns):
         work, stamps, hooks_dir, hook = prepare_work(args, args.work.replace("{runner}", runner), runner)
-        config = netpathd_config(work, hooks_dir, link_rule=args.link if runner == "netpathd-link" else None)
+        config = netpathd_config(work, hooks_dir, link_rule=args.link if runner in LINK_RULE else None)
         if os.path.exists(stamps):
             os.unlink(stamps)
         runners.append({"runner": runner, "ns": ns, "peer_ns": peer_ns, "work": work, "stamps": stamps,

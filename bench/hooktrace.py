@@ -15,8 +15,8 @@ are measured the same way for every runner and none of them has to stamp itself:
   exec        that child has exec'd the hook (sched_process_exec: the `#!` script's `sh`);
   first line  the hook's first write() (bench/out/hookstamp, exec'd by the script).
 
-Run it with the same namespaces and hook as bench/hooks.py (--listener netplug or
-netpathd-link, one hook run per change); --count carrier toggles of the veth peer, --gap-ms
+Run it with the same namespaces and hook as bench/hooks.py (--listener netplug, netpathd-link
+or netpathd-link-b, one hook run per change); --count carrier toggles of the veth peer, --gap-ms
 apart, after --warmup. The tracepoints cost each traced process a little, so the absolute
 figures sit slightly above bench/hooks.py's; the comparison between runners is the point.
 Writes a JSON result to --out.
@@ -32,7 +32,7 @@ import threading
 import time
 
 from common import in_ns, median, percentile
-from hooks import listener_for, netpathd_config, prepare_work, runner_arguments
+from hooks import LINK_RULE, listener_for, netpathd_config, prepare_work, runner_arguments
 from latency import run_toggles
 
 STAGES = ["read", "fork", "exec", "first_line"]
@@ -156,10 +156,10 @@ def main():
     # run.sh's cleanup sends SIGTERM: leave through the finally below, which stops perf (it
     # traces the whole machine, outside the namespaces run.sh deletes).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("hooktrace.py: terminated"))
-    args = runner_arguments(__doc__, ["netplug", "netpathd-link"], 100, "traced carrier toggles")
+    args = runner_arguments(__doc__, ["netplug", *sorted(LINK_RULE)], 100, "traced carrier toggles")
 
     work, stamps, hooks_dir, hook = prepare_work(args)
-    config = netpathd_config(work, hooks_dir, link_rule=args.link) if args.listener == "netpathd-link" else None
+    config = netpathd_config(work, hooks_dir, link_rule=args.link) if args.listener in LINK_RULE else None
     listener = listener_for(args.listener, args, args.ns, work, stamps, hook, config)
     name = listener.name
 

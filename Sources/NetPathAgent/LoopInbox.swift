@@ -83,6 +83,10 @@ final class LoopInbox: Sendable {
         self.snapshotLimit = max(1, snapshotLimit)
     }
 
+    // Kept (issue 39) because it pays for itself: without it the first change after a
+    // 100,000-route batch started its hook 1.30× netplug's instead of 1.03× (paired, both builds
+    // in one `make bench` rotation, BENCHMARKS.md 2026-12-07 16:24), though plain toggles gained
+    // nothing.
     /// Lets ``offer(_:)`` run `step` on the offering thread (the engine's) for a snapshot that
     /// arrives while the loop is idle: waiting in ``next()`` with nothing queued. The loop stays
     /// suspended meanwhile, and inputs posted during the step queue behind it and go to the loop
