@@ -88,7 +88,8 @@ final class MainLoop {
 
     func run() async {
         // A snapshot that finds the loop idle is stepped on the engine's thread, which then spawns
-        // its hooks itself: no thread hop between the kernel's message and the fork (issue 14).
+        // its hooks itself: no thread hop between the kernel's message and the fork, which would
+        // wait for the scheduler to wake another thread (BENCHMARKS.md, "two-thread loop stepping").
         // The inbox hands this loop one input at a time, on whichever thread, never two at once.
         // (With `--namespace` too: the engine's thread stays in the agent's namespace, and only
         // its sockets are opened in the followed one.)
@@ -276,8 +277,8 @@ final class MainLoop {
 
     private func apply(_ snapshot: KernelSnapshot) {
         // The snapshot this one replaces is freed once the hooks are spawned, as carryOut frees
-        // the state: its links, addresses and routes were ~700 instructions of a change's way
-        // to its first hook (bench/pathcost.sh).
+        // the state: freeing its links, addresses and routes first would put that work on the
+        // change's way to its first hook.
         let replaced = lastSnapshot
         lastSnapshot = snapshot
         carryOut(observer.update(from: snapshot))
@@ -305,9 +306,9 @@ final class MainLoop {
     /// Every policy is evaluated before any hook starts, even for a change whose only hooks are
     /// for interface events, which do not need the paths: what is published, and what plugins
     /// read through their context, is one consistent reading, the state and the paths of the
-    /// same change. Dispatching the interface events first (5978a64, reverted) took ~15,000
-    /// instructions, ~9 µs, off a link hook's start, but let a hook or a plugin see the new
-    /// interfaces beside the old paths (a removed interface still a path's primary).
+    /// same change. Dispatching the interface events first would start a link hook a little
+    /// sooner, but let a hook or a plugin see the new interfaces beside the old paths (a removed
+    /// interface still a path's primary).
     private func carryOut(_ raw: SystemUpdate) {
         lastUpdate = raw
         connectivity.observe(raw.state, at: .now)
@@ -321,8 +322,8 @@ final class MainLoop {
         plugins.update(state: tracker.state, paths: tracker.paths)
         // Published before the hooks start: a hook that asks `netpathctl status` sees the state
         // its event comes from. (A lock and a few stores; the metrics wait until after.) The state
-        // it replaces is freed after the hooks are spawned, not before: freeing its interfaces
-        // was ~3% of a change's way to its first hook (bench/pathcost.sh).
+        // it replaces is freed after the hooks are spawned, not before, so that freeing it is
+        // not on the way to the first hook.
         let replaced = publish(update, configuration: false)
         dispatch(settler.receive(events, at: .now))
         withExtendedLifetime(replaced) {}
