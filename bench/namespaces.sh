@@ -11,6 +11,17 @@ delete_ns() {
     ip netns del "$ns" 2>/dev/null || true
 }
 
+# A run killed by SIGKILL (no trap runs) leaves its namespaces: remove those of runs whose
+# bench/run.sh (the PID in the name, npbench-PID-…) is gone.
+for stale in $(ip netns list 2>/dev/null | awk '/^npbench-[0-9]+-/ {print $1}'); do
+    owner=${stale#npbench-}
+    owner=${owner%%-*}
+    if ! kill -0 "$owner" 2>/dev/null; then
+        echo "removing stale bench namespace $stale" >&2
+        delete_ns "$stale"
+    fi
+done
+
 CHILD=
 
 cleanup() {
