@@ -64,6 +64,17 @@ class LineReader(threading.Thread):
         self.first_line.set()
 
 
+def agent_work(path):
+    """A work directory and its hooks.d for a netpathd the harness starts, both 0755 (the agent
+    refuses a hooks directory others may write); returns their absolute paths."""
+    work = os.path.abspath(path)
+    hooks_dir = os.path.join(work, "hooks.d")
+    os.makedirs(hooks_dir, exist_ok=True)
+    os.chmod(work, 0o755)
+    os.chmod(hooks_dir, 0o755)
+    return work, hooks_dir
+
+
 def spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE):
     return subprocess.Popen(argv, stdout=stdout, stderr=stderr, bufsize=0)
 

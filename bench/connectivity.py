@@ -37,7 +37,7 @@ import subprocess
 import sys
 import time
 
-from common import in_ns, median, now_ns, spawn, status_kib, stop
+from common import agent_work, in_ns, median, now_ns, spawn, status_kib, stop
 
 
 def serve(mode_file, port):
@@ -157,12 +157,7 @@ def main():
     if args.serve:
         return serve(args.serve, 8080)
 
-    work = os.path.abspath(args.work)
-    os.makedirs(work, exist_ok=True)
-    os.chmod(work, 0o755)
-    hooks_dir = os.path.join(work, "hooks.d")
-    os.makedirs(hooks_dir, exist_ok=True)
-    os.chmod(hooks_dir, 0o755)
+    work, hooks_dir = agent_work(args.work)
     stamp_file = os.path.join(work, "stamps")
     hook = os.path.join(hooks_dir, "50-stamp")
     with open(hook, "w") as f:

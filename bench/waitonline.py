@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from common import LineReader, in_ns, median, now_ns, percentile, spawn, stop
+from common import LineReader, agent_work, in_ns, median, now_ns, percentile, spawn, stop
 
 
 def summarize(values_ns):
@@ -51,12 +51,7 @@ def main():
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
 
-    work = os.path.abspath(args.work)
-    os.makedirs(work, exist_ok=True)
-    os.chmod(work, 0o755)
-    hooks_dir = os.path.join(work, "hooks.d")
-    os.makedirs(hooks_dir, exist_ok=True)
-    os.chmod(hooks_dir, 0o755)
+    work, hooks_dir = agent_work(args.work)
     config = os.path.join(work, "netpath.toml")
     with open(config, "w") as f:
         f.write(f'[agent]\nhooks_dir = "{hooks_dir}"\nsettle = "0s"\nstartup_events = false\nmetrics = ""\n')
