@@ -15,13 +15,13 @@ struct AgentLifecycleTests {
         """
 
     /// A namespace with one uplink whose peer (in a second namespace) the test can unplug.
-    static func uplink(_ namespaces: [NetworkNamespace]) throws {
+    static func uplink(_ namespaces: [NetworkNamespace], defaultRoute: Bool = true) throws {
         let (ns, peer) = (namespaces[0], namespaces[1])
         try ns.addVeth("up0", peer: "up0p", in: peer)
         try ns.ip("link", "set", "up0", "up")
         try peer.ip("link", "set", "up0p", "up")
         try ns.ip("addr", "add", "192.0.2.10/24", "dev", "up0")
-        try ns.ip("route", "add", "default", "via", "192.0.2.1", "dev", "up0")
+        if defaultRoute { try ns.ip("route", "add", "default", "via", "192.0.2.1", "dev", "up0") }
     }
 
     @Test("READY=1 comes after the startup events ran; SIGHUP gives RELOADING=1 then READY=1; SIGTERM gives STOPPING=1")

@@ -47,15 +47,6 @@ struct WaitOnlineTests {
         }
     }
 
-    /// The peer namespace of ``AgentLifecycleTests/uplink(_:)``: up0 with an address, no route yet.
-    static func linkWithoutRoute(_ namespaces: [NetworkNamespace]) throws {
-        let (ns, peer) = (namespaces[0], namespaces[1])
-        try ns.addVeth("up0", peer: "up0p", in: peer)
-        try ns.ip("link", "set", "up0", "up")
-        try peer.ip("link", "set", "up0p", "up")
-        try ns.ip("addr", "add", "192.0.2.10/24", "dev", "up0")
-    }
-
     @Test("satisfied at start: exit 0 at once, saying through what")
     func satisfiedAtStart() async throws {
         try await NetworkNamespace.with(["wo", "peer"]) { namespaces in
@@ -73,7 +64,7 @@ struct WaitOnlineTests {
     @Test("satisfied later: it waits, and exits 0 once a default route makes the policy satisfied")
     func satisfiedLater() async throws {
         try await NetworkNamespace.with(["wo", "peer"]) { namespaces in
-            try Self.linkWithoutRoute(namespaces)
+            try AgentLifecycleTests.uplink(namespaces, defaultRoute: false)
             let agent = try await AgentHarness(namespace: namespaces[0], config: "")
             defer { agent.stop() }
             try await agent.awaitReady()
@@ -91,7 +82,7 @@ struct WaitOnlineTests {
     @Test("never satisfied: exit 1 after --timeout, with the reason on stderr")
     func neverSatisfied() async throws {
         try await NetworkNamespace.with(["wo", "peer"]) { namespaces in
-            try Self.linkWithoutRoute(namespaces)
+            try AgentLifecycleTests.uplink(namespaces, defaultRoute: false)
             let agent = try await AgentHarness(namespace: namespaces[0], config: "")
             defer { agent.stop() }
             try await agent.awaitReady()
