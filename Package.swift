@@ -243,7 +243,11 @@ let package = Package(
             path: "Examples/NetworkMonitorExample"
         ),
         // Namespaces, processes and bounded waits shared by the integration tests.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["NetPathCore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Support"
+        ),
         .testTarget(name: "NetPathCoreTests", dependencies: ["NetPathCore"]),
         .testTarget(name: "NetPathQueuesTests", dependencies: ["NetPathQueues", "NetPathCore"]),
         .testTarget(name: "NetPathConfigTests", dependencies: ["NetPathConfig", "NetPathCore"]),
@@ -265,7 +269,10 @@ let package = Package(
         ),
         .testTarget(
             name: "NetPathTests",
-            dependencies: ["NetPath", "NetPathTesting", "NetPathLinux", "TestSupport"]
+            dependencies: [
+                "NetPath", "NetPathTesting", "NetPathLinux", "NetPathCore", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "NetPathAgentTests",

@@ -28,6 +28,10 @@ import Synchronization
 /// a subscriber receives a path only when it differs from the last one it received. Its paths'
 /// ``NetworkPath/origin`` is ``NetworkPath/Origin/kernel``.
 ///
+/// After a suspend (`CLOCK_BOOTTIME` ran ahead of `CLOCK_MONOTONIC`, checked every ten seconds)
+/// the kernel's state is read again at once, since links may have changed while nobody
+/// listened; what differs arrives as any change does.
+///
 /// Host names — a policy's `target`, a ``HostMonitor``'s host — are never resolved on that
 /// queue, nor on a caller's: each run has one `HostResolver`, which looks every name up on a
 /// thread of its own, keeps the answer (a minute; a failure ten seconds) and looks it up again
@@ -104,6 +108,10 @@ public final class KernelPathSource: PathSource, Sendable {
         public var receiveBufferSize: Int
         /// Where the source reports netlink overruns, resynchronisations and failures.
         public var logger: Logger
+        /// The clocks a resume from suspend is told by; tests pass ones that jump.
+        package var bootClocks: any BootClocks = SystemBootClocks()
+        /// How often ``bootClocks`` are compared.
+        package var resumeCheckInterval: Duration = .seconds(10)
 
         /// Options for the process's namespace, no overrides, a 4 MiB receive buffer and a
         /// `netpath.netlink` logger.
@@ -264,6 +272,11 @@ public final class KernelPathSource: PathSource, Sendable {
         }
         let run = Run(observer: observer)
         state.withLock { $0.run = run }
+        run.watchForResume(options) { [options] slept in
+            options.logger.notice(
+                "resumed after a suspend of about \(Int((slept.milliseconds / 1000).rounded())) s: re-reading the kernel's state"
+            )
+        }
         doorbell.connect { [weak self, weak run] in
             guard let self, let run else { return }
             run.ring { self.distribute(run) }
@@ -372,6 +385,7 @@ extension KernelPathSource {
         let observer: SystemObserver
         let queue = DispatchQueue(label: "netpath.kernel-path-source")
         private let flags = Mutex<(pending: Bool, stopping: Bool)>((false, false))
+        private let resumeWatch = Mutex<Task<Void, Never>?>(nil)
 
         init(observer: SystemObserver) {
             self.observer = observer
@@ -411,6 +425,18 @@ extension KernelPathSource {
             }
         }
 
+        /// Compares the boot clocks until ``stop()``; after a suspend, says so through `log` and
+        /// asks the engine to read the kernel's state again.
+        func watchForResume(_ options: Options, log: @escaping @Sendable (Duration) -> Void) {
+            let task = Task.detached { [self, options] in
+                await ResumeDetector.watch(options.bootClocks, every: options.resumeCheckInterval) { slept in
+                    log(slept)
+                    observer.engine.requestDump(because: "resumed from suspend")
+                }
+            }
+            resumeWatch.withLock { $0 = task }
+        }
+
         /// Runs `body` on the queue and returns its result; inline when already on it (a sink
         /// that subscribes again), which `sync` would deadlock on.
         func onQueue<T: Sendable>(_ body: @Sendable () -> T) -> T {
@@ -421,6 +447,7 @@ extension KernelPathSource {
         /// Stops the engine: its thread is joined and its sockets closed before this returns.
         func stop() {
             flags.withLock { $0.stopping = true }
+            resumeWatch.withLock { $0?.cancel() }
             observer.stop()
             // Its threads end at once, or when a lookup in progress returns.
             observer.hosts?.stop()

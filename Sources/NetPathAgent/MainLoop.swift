@@ -267,7 +267,7 @@ final class MainLoop {
     private func resumed(after suspended: Duration) {
         let probes = connectivity.probeAllNow(at: .now)
         logger.notice(
-            "resumed after a suspend of about \(Int(suspended.milliseconds / 1000)) s: re-reading the kernel's state and probing connectivity now",
+            "resumed after a suspend of about \(Int((suspended.milliseconds / 1000).rounded())) s: re-reading the kernel's state and probing connectivity now",
             metadata: ["probes": "\(probes)"]
         )
         observer.engine.requestDump(because: "resumed from suspend")

@@ -35,6 +35,22 @@ package struct ResumeDetector: Sendable {
         let slept = Duration.nanoseconds(now &- offset)
         return slept >= threshold ? slept : nil
     }
+
+    /// Reads `clocks` every `interval` until the task is cancelled and calls `resumed` with the
+    /// length of each suspend. `interval` is measured on the continuous clock, which counts the
+    /// suspend, so a reading due during one is taken at once on resume.
+    package static func watch(
+        _ clocks: any BootClocks,
+        every interval: Duration,
+        resumed: (Duration) -> Void
+    ) async {
+        var detector = ResumeDetector()
+        _ = detector.observe(clocks.read())
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval, clock: .continuous)
+            if let slept = detector.observe(clocks.read()) { resumed(slept) }
+        }
+    }
 }
 
 /// The two clocks ``ResumeDetector`` compares, behind a seam so that a test can simulate a resume.

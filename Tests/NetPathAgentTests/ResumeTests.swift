@@ -14,47 +14,6 @@ import Testing
 /// state and probes connectivity at once, and says so in its log.
 @Suite(.serialSuite, .enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))
 struct ResumeTests {
-    /// The kernel's clocks, with `CLOCK_BOOTTIME` moved ahead by what ``suspend(for:)`` adds.
-    final class JumpingClocks: BootClocks {
-        private let slept = Mutex<UInt64>(0)
-
-        func read() -> BootClocksReading {
-            var reading = SystemBootClocks().read()
-            reading.boottime += slept.withLock { $0 }
-            return reading
-        }
-
-        func suspend(for duration: Duration) {
-            slept.withLock { $0 += UInt64(duration.components.seconds) * 1_000_000_000 }
-        }
-    }
-
-    /// Keeps every message logged, for the test to look for the agent's own account.
-    final class RecordingLog: Sendable {
-        let messages = Mutex<[String]>([])
-
-        var handler: Handler { Handler(recorder: self) }
-
-        struct Handler: LogHandler {
-            let recorder: RecordingLog
-            var logLevel: Logger.Level = .info
-            var metadata: Logger.Metadata = [:]
-
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-
-            func log(event: LogEvent) {
-                recorder.messages.withLock { $0.append(event.message.description) }
-            }
-        }
-
-        func contains(_ fragment: String) -> Bool {
-            messages.withLock { $0.contains { $0.contains(fragment) } }
-        }
-    }
-
     @Test("boot time jumping ahead of monotonic time makes the agent re-read the kernel and probe at once")
     func resumeRereadsAndProbes() async throws {
         try await NetworkNamespace.with(["resume", "peer"]) { namespaces in
