@@ -107,8 +107,8 @@ package final class Agent: Service, Sendable {
             path: options.controlSocketPath ?? configuration.agent.controlSocket,
             group: controlGroup,
             logger: logger,
-            answer: { [self] command in
-                Self.answer(command, currentSnapshot, hooks: hooks, ignored: engine.ignoredInterfaces)
+            answer: { [self] request in
+                Self.answer(request, currentSnapshot, hooks: hooks, engine: engine)
             },
             reload: { [inbox] reply in inbox.post(.reload([reply])) },
             probe: { [inbox] interface, reply in inbox.post(.probeNow(interface, reply)) }
@@ -212,7 +212,9 @@ package final class Agent: Service, Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await hooks.run() }
                 group.addTask { [options, inbox] in
-                    await Self.watchForResume(options.bootClocks, every: options.resumeCheckInterval, inbox: inbox)
+                    await ResumeDetector.watch(options.bootClocks, every: options.resumeCheckInterval) {
+                        inbox.post(.resumed($0))
+                    }
                 }
                 if let interval = Self.watchdogInterval(options.environment) {
                     group.addTask { [notifier] in
@@ -251,17 +253,6 @@ package final class Agent: Service, Sendable {
         }
     }
 
-    /// Compares the boot clocks every `interval` until cancelled, and posts a resume to the
-    /// loop when `CLOCK_BOOTTIME` ran ahead of `CLOCK_MONOTONIC` (the machine slept).
-    static func watchForResume(_ clocks: any BootClocks, every interval: Duration, inbox: LoopInbox) async {
-        var detector = ResumeDetector()
-        _ = detector.observe(clocks.read())
-        while !Task.isCancelled {
-            try? await Task.sleep(for: interval, clock: .continuous)
-            if let slept = detector.observe(clocks.read()) { inbox.post(.resumed(slept)) }
-        }
-    }
-
     /// Half of `WATCHDOG_USEC`, when systemd asks for pings (and, if given, for this process).
     static func watchdogInterval(_ environment: [String: String]) -> Duration? {
         guard let text = environment["WATCHDOG_USEC"], let usec = UInt64(text), usec > 0 else { return nil }
@@ -270,14 +261,18 @@ package final class Agent: Service, Sendable {
     }
 
     static func answer(
-        _ command: ControlCommand,
+        _ request: ControlRequest,
         _ snapshot: AgentSnapshot,
         hooks: HookDispatcher,
-        ignored: () -> [IgnoredInterface]
+        engine: NetlinkEngine
     ) -> ControlReply {
+        let command = request.command
         switch command {
-        case .status: return ControlReply(ok: true, status: snapshot.status(ignored: ignored()))
-        case .explain: return ControlReply(ok: true, explain: snapshot.explain(ignored: ignored()))
+        case .status:
+            let ignored = request.all == true ? engine.ignoredInterfaces() : nil
+            let status = snapshot.status(ignoredCount: engine.ignoredLinkCount, ignored: ignored)
+            return ControlReply(ok: true, status: status)
+        case .explain: return ControlReply(ok: true, explain: snapshot.explain(ignored: engine.ignoredInterfaces()))
         case .hooks: return ControlReply(ok: true, hooks: hooks.reports())
         case .monitor, .reload, .probe: return .failure("\(command.rawValue) is not answered here")
         }

@@ -14,13 +14,14 @@ struct AgentSnapshot: Sendable {
     var configurationSource = Configuration.defaultFileName
     var time = Date()
 
-    /// The `status` document, with the links the engine ignores (read from it when asked, so
-    /// that their churn never needs a snapshot).
-    func status(ignored: [IgnoredInterface]) -> StatusReport {
+    /// The `status` document, with how many links the engine ignores and, when asked, which
+    /// (read from the engine when asked, so that their churn never needs a snapshot).
+    func status(ignoredCount: Int, ignored: [IgnoredInterface]?) -> StatusReport {
         StatusReport(
             interfaces: state.interfaces,
             paths: paths,
             kernelRoutes: state.kernelRoutes,
+            ignoredCount: ignoredCount,
             ignored: ignored,
             probing: configuration.connectivity != nil
         )

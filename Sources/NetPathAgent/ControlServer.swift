@@ -46,7 +46,7 @@ final class ControlServer: @unchecked Sendable {
     // everything shared with other threads is inside `shared` (a Mutex) or is immutable.
 
     /// Answers a request synchronously from the agent's published state.
-    typealias Answer = @Sendable (ControlCommand) -> ControlReply
+    typealias Answer = @Sendable (ControlRequest) -> ControlReply
     /// Starts a reload; the completion is called with the reply, on any thread.
     typealias Reload = @Sendable (@escaping @Sendable (ControlReply) -> Void) -> Void
     /// Starts a connectivity probe of an interface (`nil`: every probed one); the completion is
@@ -437,7 +437,7 @@ final class ControlServer: @unchecked Sendable {
             let id = connection.id
             probe(request.interface) { [weak self] reply in self?.enqueue(reply, to: id) }
         case .status, .explain, .hooks:
-            respond(answer(request.command), to: connection)
+            respond(answer(request), to: connection)
         }
     }
 

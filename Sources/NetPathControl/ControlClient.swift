@@ -139,16 +139,19 @@ package final class ControlClient {
 
     /// Sends one request and reads its reply.
     ///
-    /// - Parameter timeout: how long to wait for the reply; ``replyTimeout(for:)`` by default.
+    /// - Parameters:
+    ///   - all: for `status`, also list the ignored links (``ControlRequest/all``).
+    ///   - timeout: how long to wait for the reply; ``replyTimeout(for:)`` by default.
     /// - Throws: ``Failure/noReply(path:timeout:)`` when none came in time.
     package func request(
         _ command: ControlCommand,
         interface: String? = nil,
+        all: Bool? = nil,
         timeout: Duration? = nil
     ) throws(Failure) -> ControlReply {
         let timeout = timeout ?? Self.replyTimeout(for: command)
         do {
-            try send(ControlRequest(command, interface: interface))
+            try send(ControlRequest(command, interface: interface, all: all))
         } catch .protocolError(let reason) {
             // An agent that refuses the connection (too many clients) writes why and closes
             // without reading the request: that reply, already here, says more than the broken pipe.

@@ -53,10 +53,15 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     package var command: ControlCommand
     /// For `probe`: the interface to probe; `nil` probes every interface probing covers.
     package var interface: String?
+    /// For `status`: also list the links `[agent] ignore` keeps out (``StatusReport/ignored``).
+    /// Only their count otherwise, so that asking a container host for its status costs nothing
+    /// per container link.
+    package var all: Bool?
 
-    package init(_ command: ControlCommand, interface: String? = nil) {
+    package init(_ command: ControlCommand, interface: String? = nil, all: Bool? = nil) {
         self.command = command
         self.interface = interface
+        self.all = all
     }
 }
 
@@ -113,20 +118,25 @@ package struct StatusReport: Codable, Sendable, Equatable {
     /// Whether the agent probes connectivity (its configuration has `[connectivity]`); `nil`
     /// from an agent older than `wait-online`, and in `status --local`.
     package var probing: Bool?
-    /// The links `[agent] ignore` keeps out of ``interfaces``, with why (`status --all` lists them).
-    package var ignored: [IgnoredInterface]
+    /// How many links `[agent] ignore` keeps out of ``interfaces``.
+    package var ignoredCount: Int
+    /// Those links, with why, when the request asked for them (`status --all`); `nil` otherwise.
+    package var ignored: [IgnoredInterface]?
 
+    /// A report; `ignoredCount` defaults to the number of `ignored` links listed.
     package init(
         interfaces: [Interface],
         paths: [NetworkPath],
         kernelRoutes: [KernelRoute] = [],
-        ignored: [IgnoredInterface] = [],
+        ignoredCount: Int? = nil,
+        ignored: [IgnoredInterface]? = nil,
         probing: Bool? = nil
     ) {
         self.interfaces = interfaces
         self.paths = paths
         self.kernelRoutes = kernelRoutes
         self.probing = probing
+        self.ignoredCount = ignoredCount ?? ignored?.count ?? 0
         self.ignored = ignored
     }
 
@@ -134,6 +144,7 @@ package struct StatusReport: Codable, Sendable, Equatable {
         case interfaces, paths
         case kernelRoutes = "kernel_routes"
         case probing
+        case ignoredCount = "ignored_count"
         case ignored
     }
 
@@ -144,8 +155,10 @@ package struct StatusReport: Codable, Sendable, Equatable {
         // An agent older than policy-routing support sends none.
         kernelRoutes = try c.decodeIfPresent([KernelRoute].self, forKey: .kernelRoutes) ?? []
         probing = try c.decodeIfPresent(Bool.self, forKey: .probing)
-        // An agent older than `[agent] ignore` ignores nothing.
-        ignored = try c.decodeIfPresent([IgnoredInterface].self, forKey: .ignored) ?? []
+        // An agent older than `[agent] ignore` ignores nothing; one older than `ignored_count`
+        // always lists them.
+        ignored = try c.decodeIfPresent([IgnoredInterface].self, forKey: .ignored)
+        ignoredCount = try c.decodeIfPresent(Int.self, forKey: .ignoredCount) ?? ignored?.count ?? 0
     }
 }
 

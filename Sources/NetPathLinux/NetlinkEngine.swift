@@ -226,6 +226,9 @@ package final class NetlinkEngine: Sendable {
         if changed { requestDump(because: "the links to ignore changed") }
     }
 
+    /// How many links the engine does not mirror.
+    package var ignoredLinkCount: Int { shared.withLock { $0.table.ignoredLinks.count } }
+
     /// The links the engine does not mirror, by index, with the reason for each.
     package func ignoredInterfaces() -> [IgnoredInterface] {
         let (filter, ignored) = shared.withLock { ($0.table.filter, $0.table.ignoredLinks) }

@@ -12,7 +12,7 @@ extension Netpathctl {
         static let configuration = CommandConfiguration(
             abstract: "Show interfaces (type, kind, metered and why) and each policy's path.",
             discussion:
-                "The JSON form is {\"interfaces\": [...], \"kernel_routes\": [...], \"paths\": [...]} with snake_case keys, as docs/events.md describes."
+                "The JSON form is {\"interfaces\": [...], \"kernel_routes\": [...], \"paths\": [...], \"ignored_count\": N} with snake_case keys, as docs/events.md describes; with --all it also has \"ignored\": [...]."
         )
 
         @OptionGroup var source: SourceOptions
@@ -21,7 +21,7 @@ extension Netpathctl {
         @Flag(name: .long, help: "Print JSON instead of a table.")
         var json = false
 
-        @Flag(name: .long, help: "Also list the links [agent] ignore keeps out, and why (JSON always has them).")
+        @Flag(name: .long, help: "Also list the links [agent] ignore keeps out, and why (in JSON too).")
         var all = false
 
         func run() async throws {
@@ -34,10 +34,11 @@ extension Netpathctl {
                     interfaces: update.state.interfaces,
                     paths: paths,
                     kernelRoutes: update.state.kernelRoutes,
-                    ignored: ignored
+                    ignoredCount: ignored.count,
+                    ignored: all ? ignored : nil
                 )
             } else {
-                guard let status = try source.connect(config).request(.status).checked().status else {
+                guard let status = try source.connect(config).request(.status, all: all).checked().status else {
                     throw AgentError(message: "the agent sent no status")
                 }
                 report = status
@@ -49,8 +50,8 @@ extension Netpathctl {
                     StatusRenderer.render(
                         SystemState(interfaces: report.interfaces, kernelRoutes: report.kernelRoutes),
                         paths: report.paths,
-                        ignored: report.ignored,
-                        listingIgnored: all
+                        ignoredCount: report.ignoredCount,
+                        ignored: all ? report.ignored ?? [] : nil
                     ),
                     terminator: ""
                 )

@@ -6,12 +6,13 @@ import NetPathCore
 
 /// The human form of `status`: one line per interface like `ip -br`, then one block per path.
 enum StatusRenderer {
-    /// `ignored`: counted in one line after the table, or listed with why when `listingIgnored`.
+    /// The ignored links: `ignoredCount` in one line after the table, or `ignored` listed with
+    /// why when given.
     static func render(
         _ state: SystemState,
         paths: [NetworkPath],
-        ignored: [IgnoredInterface] = [],
-        listingIgnored: Bool = false
+        ignoredCount: Int = 0,
+        ignored: [IgnoredInterface]? = nil
     ) -> String {
         var rows: [[String]] = [
             ["IDX", "INTERFACE", "TYPE", "KIND", "STATE", "METERED", "CONNECTIVITY", "ADDRESSES"]
@@ -26,13 +27,14 @@ enum StatusRenderer {
             ])
         }
         var out = table(rows)
-        if !ignored.isEmpty {
-            let noun = ignored.count == 1 ? "link" : "links"
-            if listingIgnored {
-                out += "\n\(ignored.count) \(noun) ignored ([agent] ignore):\n"
+        let count = ignored?.count ?? ignoredCount
+        if count > 0 {
+            let noun = count == 1 ? "link" : "links"
+            if let ignored {
+                out += "\n\(count) \(noun) ignored ([agent] ignore):\n"
                 out += table(ignored.map { ["  \($0.index)", $0.name.escapingControlCharacters, $0.reason] })
             } else {
-                out += "\n\(ignored.count) \(noun) ignored ([agent] ignore; netpathctl status --all lists them)\n"
+                out += "\n\(count) \(noun) ignored ([agent] ignore; netpathctl status --all lists them)\n"
             }
         }
         if !state.kernelRoutes.isEmpty {
