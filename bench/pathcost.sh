@@ -78,11 +78,23 @@ for _ in $(seq 240); do
     sleep 0.5
 done
 grep -q "notice netpathd: ready" "$WORK/out/log" || { echo "netpathd did not get ready" >&2; exit 1; }
-# Each change is followed by its hook's run and a pause, so that changes never overlap.
+# Each change waits for its hook's run (under callgrind on a busy machine that can take seconds)
+# and a pause, so that changes never overlap.
+hook_ran() { # COUNT: wait until the log has COUNT hook runs, 60 s at most
+    for _ in $(seq 600); do
+        [ "$(grep -c ': exited ' "$WORK/out/log")" -ge "$1" ] && return 0
+        sleep 0.1
+    done
+    echo "pathcost: no hook run $1 within 60 s" >&2
+    return 1
+}
+runs=$(grep -c ': exited ' "$WORK/out/log" || true)
 for _ in $(seq "$TOGGLES"); do
     ip -n "$PREFIX-p" link set npb1 down
+    runs=$((runs + 1)); hook_ran "$runs"
     sleep 0.3
     ip -n "$PREFIX-p" link set npb1 up
+    runs=$((runs + 1)); hook_ran "$runs"
     sleep 0.3
 done
 kill -INT "$AGENT"

@@ -106,7 +106,9 @@ ip netns exec "$PREFIX-a" "$WORK/firstcalls" "$WORK/netpathd.symbols" 120 "$WORK
 TRACER=$!
 for _ in $(seq 300); do [ -S "$WORK/control.sock" ] && break; sleep 0.1; done
 [ -S "$WORK/control.sock" ] || { echo "order.sh: netpathd did not start:" >&2; cat "$WORK/netpathd.log" >&2; exit 1; }
-sleep 1
+# The portal's verdict first (on a busy machine the first probe may take seconds), then full
+# internet for the probes the changes bring.
+for _ in $(seq 300); do grep -q 'connectivity.*portal' "$WORK/netpathd.log" && break; sleep 0.1; done
 echo full > "$WORK/mode"
 changes
 in_a "$NETPATHCTL" status --socket "$WORK/control.sock" >/dev/null
