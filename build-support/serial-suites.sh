@@ -6,9 +6,29 @@
 # `Module.Suite/test()`, so each name matches its own suite and the suites nested in it, never
 # another suite whose name merely contains it. A suite's `@Suite(` may span lines: everything
 # from it to the next type declaration is its attribute (comment lines are not read).
+#
+#   serial-suites.sh                   every serial suite
+#   serial-suites.sh --in DIR...       those in the test directories named
+#   serial-suites.sh --not-in DIR...   those in all the others
+#
+# `make test` runs the serial suites as two streams side by side, split by directory this way,
+# so that a suite added anywhere is in exactly one of them.
 set -eu
 cd "$(dirname "$0")/.."
-find Tests -name '*.swift' | LC_ALL=C sort | xargs awk '
+mode=${1:-all}
+[ $# -gt 0 ] && shift
+files() {
+	find Tests -name '*.swift' | LC_ALL=C sort | while read -r file; do
+		inside=no
+		for dir in "$@"; do case $file in "${dir%/}"/*) inside=yes ;; esac; done
+		case $mode in
+		--in) [ $inside = yes ] && echo "$file" ;;
+		--not-in) [ $inside = no ] && echo "$file" ;;
+		*) echo "$file" ;;
+		esac
+	done
+}
+files "$@" | xargs awk '
     FNR == 1 { attribute = ""; reading = 0 }
     /^[ \t]*\/\// { next }
     /@Suite[(]/ { attribute = "" ; reading = 1 }
