@@ -207,8 +207,9 @@ test-as-nobody:
 	status=$$?; rm -rf "$$home"; exit $$status
 
 # Measures what `make install` installs: the same flags, plus NETPATH_BENCH (netpathctl's hidden
-# --bench-snapshots, which bench/latency.py and bench/storm.py read and no release build has), in
-# a scratch directory of its own so that the installed build never gets it.
+# --bench-snapshots, which bench/latency.py and bench/storm.py read, and the engine's publish time
+# it prints: no release build has either), in a scratch directory of its own so that the
+# installed build never gets it.
 # bench-build only builds them (another tree's, say, for BENCH_COMPARE_BUILD: bench/run.sh's header).
 BENCH_SCRATCH ?= .build/bench
 bench-build:

@@ -369,14 +369,26 @@ public struct KernelPathSourceError: Error, Hashable, Sendable, CustomStringConv
     /// ```swift
     /// let stopped = KernelPathSourceError.engineStopped
     /// ```
-    public static let engineStopped = KernelPathSourceError(description: "the netlink engine stopped unexpectedly")
+    public static let engineStopped = KernelPathSourceError(.engineStopped)
+
+    private enum Base: Hashable, Sendable {
+        case engineStopped
+    }
+
+    private let base: Base
+
+    private init(_ base: Base) { self.base = base }
 
     /// What happened, for people.
     ///
     /// ```swift
     /// print(error.description)
     /// ```
-    public let description: String
+    public var description: String {
+        switch base {
+        case .engineStopped: return "the netlink engine stopped unexpectedly"
+        }
+    }
 }
 
 extension KernelPathSource {

@@ -31,11 +31,6 @@ import Synchronization
 /// kernel updates, settle deadlines, reload requests and the results of the work it hands off
 /// all reach it as inputs of one bounded inbox.
 package final class Agent: Service, Sendable {
-    /// Why the agent could not start; also what its control socket and metrics endpoint throw.
-    package struct StartError: Error, CustomStringConvertible {
-        package var description: String
-    }
-
     package let options: AgentOptions
     /// The plugin types this agent knows; rules may name only these.
     package let plugins: PluginRegistry
@@ -87,9 +82,7 @@ package final class Agent: Service, Sendable {
         let controlGroup: UInt32?
         if let name = configuration.agent.controlGroup {
             guard let id = GroupDatabase.id(named: name) else {
-                throw StartError(
-                    description: "control socket: control_group \"\(name)\" does not exist".escapingControlCharacters
-                )
+                throw StartError.controlGroupNotFound(name: name)
             }
             controlGroup = id
         } else {
@@ -116,9 +109,9 @@ package final class Agent: Service, Sendable {
         // Off the cooperative pool: a stale socket is probed with a connect that may take its
         // whole timeout, and stopping waits for the server thread.
         do {
-            try await OSThread.run { () throws(StartError) in try control.start() }
+            try await OSThread.run { () throws(ListenerError) in try control.start() }
         } catch {
-            throw StartError(description: "control socket: \(error)")
+            throw StartError.controlSocket(error)
         }
         do {
             try await run(configuration: configuration, hooks: hooks, control: control, engine: engine)
@@ -173,14 +166,14 @@ package final class Agent: Service, Sendable {
         do {
             try metricsServer?.start()
         } catch {
-            throw StartError(description: "metrics: \(error)")
+            throw StartError.metrics(error)
         }
         defer { metricsServer?.stop() }
         let recorder: TraceWriter?
         do {
-            recorder = try options.recordPath.map { try TraceWriter(path: $0) }
+            recorder = try options.recordPath.map { path throws(TraceWriterError) in try TraceWriter(path: path) }
         } catch {
-            throw StartError(description: "\(error)")
+            throw StartError.record(error)
         }
 
         // The engine's start waits for the initial dump: seconds with a million routes. Its own
@@ -194,7 +187,7 @@ package final class Agent: Service, Sendable {
             )
             try await OSThread.run { () throws(NetlinkError) in try observer.startEngine(delivering: delivery) }
         } catch {
-            throw StartError(description: "\(error)")
+            throw StartError.engine(error)
         }
 
         let loop = MainLoop(

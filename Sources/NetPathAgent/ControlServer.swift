@@ -103,18 +103,16 @@ final class ControlServer: @unchecked Sendable {
     }
 
     /// Creates the socket and starts serving.
-    func start() throws(Agent.StartError) {
+    func start() throws(Agent.ListenerError) {
         try prepareDirectory()
         if access(path, F_OK) == 0 {
             // A live agent answers on it; a stale file from a crash does not and is replaced. One
             // whose listen queue stays full is alive but stuck: its socket is not taken over.
             switch Result(catching: { () throws(ControlClient.Failure) in try ControlClient(path: path) }) {
             case .success:
-                throw Agent.StartError(description: "another netpathd is already listening on \(path)")
+                throw .alreadyServed(path: path)
             case .failure(.noReply(_, let timeout)):
-                throw Agent.StartError(
-                    description: "another netpathd is listening on \(path) but took no connection within \(timeout)"
-                )
+                throw .notAccepting(path: path, timeout: timeout)
             case .failure:
                 break
             }
@@ -131,13 +129,13 @@ final class ControlServer: @unchecked Sendable {
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
             0
         )
-        guard fd >= 0 else { throw Agent.StartError(description: "socket: \(Errno(rawValue: errno).description)") }
+        guard fd >= 0 else { throw .failed("socket") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(bindPath.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
             close(fd)
-            throw Agent.StartError(description: "control socket path too long: \(path)")
+            throw .pathTooLong(path: path)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         // Created 0600 (umask) and then opened up to 0660: never briefly world-accessible.
@@ -149,37 +147,37 @@ final class ControlServer: @unchecked Sendable {
         }
         umask(oldMask)
         guard bound == 0 else {
-            let reason = Errno(rawValue: errno).description
+            let error = Agent.ListenerError.failed("bind \(path)")
             close(fd)
-            throw Agent.StartError(description: "bind \(path): \(reason)")
+            throw error
         }
         // Owner and group first, then the mode: the socket is never 0660 for a group it is not meant for.
         let owner = geteuid() == 0 ? uid_t(0) : uid_t.max  // uid_t.max (-1): leave as it is
         let socketGroup = group.map { gid_t($0) } ?? (geteuid() == 0 ? gid_t(0) : gid_t.max)
         if chown(bindPath, owner, socketGroup) != 0, let group {
-            let reason = Errno(rawValue: errno).description
+            let error = Agent.ListenerError.failed("cannot give \(path) to control_group (gid \(group))")
             close(fd)
             unlink(bindPath)
-            throw Agent.StartError(description: "cannot give \(path) to control_group (gid \(group)): \(reason)")
+            throw error
         }
         chmod(bindPath, 0o660)
         guard listen(fd, 16) == 0 else {
-            let reason = Errno(rawValue: errno).description
+            let error = Agent.ListenerError.failed("listen \(path)")
             close(fd)
             unlink(bindPath)
-            throw Agent.StartError(description: "listen \(path): \(reason)")
+            throw error
         }
         guard rename(bindPath, path) == 0 else {
-            let reason = Errno(rawValue: errno).description
+            let error = Agent.ListenerError.failed("cannot move the control socket to \(path)")
             close(fd)
             unlink(bindPath)
-            throw Agent.StartError(description: "cannot move the control socket to \(path): \(reason)")
+            throw error
         }
         listener = fd
         guard OSThread.detach({ [self] in serve() }) else {
             close(fd)
             listener = -1
-            throw Agent.StartError(description: "cannot start the control socket thread")
+            throw .threadNotStarted(name: "control socket")
         }
         started = true
     }
@@ -227,34 +225,26 @@ final class ControlServer: @unchecked Sendable {
     /// to an impostor. So the directory must be owned by root or the agent's user and closed to
     /// group and others; a sticky world-writable one (`/tmp`) is refused too, since the race for
     /// a free name there is anybody's. A missing directory is created, mode 0755.
-    private func prepareDirectory() throws(Agent.StartError) {
+    private func prepareDirectory() throws(Agent.ListenerError) {
         let directory = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         var info = stat()
         if stat(directory, &info) != 0 {
             guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
-                throw Agent.StartError(description: "cannot create \(directory): \(Errno(rawValue: errno).description)")
+                throw .failed("cannot create \(directory)")
             }
             guard stat(directory, &info) == 0 else {
-                throw Agent.StartError(
-                    description: "cannot inspect \(directory): \(Errno(rawValue: errno).description)"
-                )
+                throw .failed("cannot inspect \(directory)")
             }
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw Agent.StartError(description: "\(directory) is not a directory; cannot put the control socket there")
+            throw .notADirectory(path: directory)
         }
         let owner = UInt32(info.st_uid)
         guard owner == 0 || owner == UInt32(geteuid()) else {
-            throw Agent.StartError(
-                description:
-                    "\(directory) is owned by uid \(owner), not by root: that user could take the control socket's place; use a root-owned directory such as /run/netpath"
-            )
+            throw .directoryOwnedByAnotherUser(path: directory, uid: owner)
         }
         if info.st_mode & 0o022 != 0 {
-            throw Agent.StartError(
-                description:
-                    "\(directory) is writable by group or others (mode \(String(info.st_mode & 0o7777, radix: 8))): anyone who can write there could take the control socket's place; use a root-owned directory such as /run/netpath"
-            )
+            throw .directoryWritableByGroupOrOthers(path: directory, mode: UInt32(info.st_mode))
         }
     }
 

@@ -54,9 +54,9 @@ final class MetricsServer: @unchecked Sendable {
         self.text = text
     }
 
-    func start() throws(Agent.StartError) {
+    func start() throws(Agent.ListenerError) {
         guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
-            throw Agent.StartError(description: "metrics address must be HOST:PORT, found \"\(address)\"")
+            throw .notHostAndPort(address: address)
         }
         var host = String(address[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -67,17 +67,17 @@ final class MetricsServer: @unchecked Sendable {
         hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE
         var info: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host.isEmpty ? nil : host, String(port), &hints, &info) == 0, let first = info else {
-            throw Agent.StartError(description: "metrics address \"\(address)\" is not a numeric address")
+            throw .notNumericAddress(address: address)
         }
         defer { freeaddrinfo(info) }
         let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Agent.StartError(description: "socket: \(Errno(rawValue: errno).description)") }
+        guard fd >= 0 else { throw .failed("socket") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0, listen(fd, 16) == 0 else {
-            let reason = Errno(rawValue: errno).description
+            let error = Agent.ListenerError.failed("cannot listen on \(address)")
             close(fd)
-            throw Agent.StartError(description: "cannot listen on \(address): \(reason)")
+            throw error
         }
         // Non-blocking: a connection reset between poll and accept must not block the thread.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -90,7 +90,7 @@ final class MetricsServer: @unchecked Sendable {
         else {
             close(fd)
             listener = -1
-            throw Agent.StartError(description: "cannot start the metrics thread")
+            throw .threadNotStarted(name: "metrics")
         }
         started = true
     }

@@ -20,7 +20,7 @@ import SystemPackage
 /// ```
 package final class ControlClient {
     /// Why talking to the agent failed.
-    package enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         /// Nothing listens on the socket: no agent runs (or it runs with another socket).
         case noAgent(path: String, reason: String)
         /// This user may not connect: the socket (or its directory) is root's and the agent's

@@ -39,21 +39,18 @@ package struct OnlineCondition: Sendable, Equatable {
         package init(parsing text: Substring) throws(OnlineCondition.SyntaxError) {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count <= 2 else {
-                throw SyntaxError("\"\(text)\": expected MIN[:MAX], two operational states at most")
+                throw .tooManyStates(text: String(text))
             }
             minimum = try Self.state(parts[0])
             maximum = parts.count == 2 ? try Self.state(parts[1]) : .routable
             guard minimum <= maximum else {
-                throw SyntaxError(
-                    "\"\(text)\": the minimum \(minimum.rawValue) is above the maximum \(maximum.rawValue)"
-                )
+                throw .minimumAboveMaximum(text: String(text), minimum: minimum, maximum: maximum)
             }
         }
 
         private static func state(_ text: Substring) throws(OnlineCondition.SyntaxError) -> NetworkdState.Operational {
             guard let state = NetworkdState.Operational(rawValue: String(text)) else {
-                let names = NetworkdState.Operational.allCases.map(\.rawValue).joined(separator: ", ")
-                throw SyntaxError("\"\(text)\" is not an operational state; expected one of \(names)")
+                throw .unknownState(String(text))
             }
             return state
         }
@@ -78,20 +75,44 @@ package struct OnlineCondition: Sendable, Equatable {
         /// Parses `IFACE`, `IFACE:MIN` or `IFACE:MIN:MAX`.
         package init(parsing text: String) throws(OnlineCondition.SyntaxError) {
             guard let colon = text.firstIndex(of: ":") else {
-                guard !text.isEmpty else { throw SyntaxError("an empty interface name") }
+                guard !text.isEmpty else { throw .emptyInterfaceName }
                 self.init(name: text)
                 return
             }
             let name = String(text[..<colon])
-            guard !name.isEmpty else { throw SyntaxError("\"\(text)\": expected IFACE[:MIN[:MAX]], the name is empty") }
+            guard !name.isEmpty else { throw .rangeWithoutName(text: text) }
             self.init(name: name, range: try OperationalRange(parsing: text[text.index(after: colon)...]))
         }
     }
 
-    /// A malformed option value.
-    package struct SyntaxError: Error, Equatable, CustomStringConvertible {
-        package var description: String
-        init(_ description: String) { self.description = description }
+    /// A malformed option value: what was wrong, with the text given.
+    package enum SyntaxError: Error, Equatable, CustomStringConvertible {
+        /// `MIN[:MAX]` with more than two states.
+        case tooManyStates(text: String)
+        /// `MIN:MAX` with `MIN` above `MAX`.
+        case minimumAboveMaximum(text: String, minimum: NetworkdState.Operational, maximum: NetworkdState.Operational)
+        /// A word that is no operational state.
+        case unknownState(String)
+        /// `-i ""`.
+        case emptyInterfaceName
+        /// `-i :MIN[:MAX]`: a range without the interface's name.
+        case rangeWithoutName(text: String)
+
+        package var description: String {
+            switch self {
+            case .tooManyStates(let text):
+                return "\"\(text)\": expected MIN[:MAX], two operational states at most"
+            case .minimumAboveMaximum(let text, let minimum, let maximum):
+                return "\"\(text)\": the minimum \(minimum.rawValue) is above the maximum \(maximum.rawValue)"
+            case .unknownState(let text):
+                let names = NetworkdState.Operational.allCases.map(\.rawValue).joined(separator: ", ")
+                return "\"\(text)\" is not an operational state; expected one of \(names)"
+            case .emptyInterfaceName:
+                return "an empty interface name"
+            case .rangeWithoutName(let text):
+                return "\"\(text)\": expected IFACE[:MIN[:MAX]], the name is empty"
+            }
+        }
     }
 
     /// What the condition says of one status document.

@@ -13,10 +13,10 @@ package final class TraceWriter {
     private let fd: Int32
 
     /// Creates (or truncates) `path` and writes the header.
-    package init(path: String) throws {
+    package init(path: String) throws(TraceWriterError) {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw TraceWriterError(path: path, reason: Errno(rawValue: errno).description) }
+        guard fd >= 0 else { throw TraceWriterError(path: path, errno: Errno(rawValue: errno)) }
         try write(Trace.header + "\n")
     }
 
@@ -27,11 +27,11 @@ package final class TraceWriter {
         try write(try Trace.line(record) + "\n")
     }
 
-    private func write(_ text: String) throws {
+    private func write(_ text: String) throws(TraceWriterError) {
         do {
             try FileDescriptor(rawValue: fd).writeAll(text.utf8)
         } catch {
-            throw TraceWriterError(path: path, reason: (error as? Errno ?? .ioError).description)
+            throw TraceWriterError(path: path, errno: error as? Errno ?? .ioError)
         }
     }
 }
@@ -40,8 +40,8 @@ package final class TraceWriter {
 package struct TraceWriterError: Error, CustomStringConvertible {
     /// The trace's path.
     package var path: String
-    /// Why, as `strerror` says it.
-    package var reason: String
+    /// The failed `open` or `write`'s errno.
+    package var errno: Errno
     /// `cannot write the trace PATH: REASON`, one line.
-    package var description: String { "cannot write the trace \(path): \(reason)".escapingControlCharacters }
+    package var description: String { "cannot write the trace \(path): \(errno)".escapingControlCharacters }
 }

@@ -42,7 +42,7 @@ extension AgentCgroup {
         }
         do {
             if mkdir(leaf, 0o755) != 0 && errno != EEXIST {
-                throw ControlFileError(operation: "mkdir", path: leaf, errno: errno)
+                throw SystemCallError(operation: "mkdir", path: leaf, errno: errno)
             }
             try ControlFile.write("\(getpid())", to: leaf + "/cgroup.procs")
         } catch {

@@ -27,23 +27,14 @@ enum ControlFile {
     }
 
     /// Writes `text` to an existing control file in one `write`, as cgroup files want it.
-    static func write(_ text: String, to path: String) throws(ControlFileError) {
+    static func write(_ text: String, to path: String) throws(SystemCallError) {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ControlFileError(operation: "open", path: path, errno: errno) }
+        guard fd >= 0 else { throw SystemCallError(operation: "open", path: path, errno: errno) }
         defer { close(fd) }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         guard written == bytes.count else {
-            throw ControlFileError(operation: "write \(text) to", path: path, errno: written < 0 ? errno : EIO)
+            throw SystemCallError(operation: "write \(text) to", path: path, errno: written < 0 ? errno : EIO)
         }
     }
-}
-
-/// A system call on a control file or directory failed.
-struct ControlFileError: Error, CustomStringConvertible {
-    var operation: String
-    var path: String
-    var errno: Int32
-
-    var description: String { "\(operation) \(path): \(Errno(rawValue: errno).description) (errno \(errno))" }
 }

@@ -43,11 +43,6 @@ package final class HookDirectory: Sendable {
     /// (The descriptor keeps the directory's file system busy: to unmount one holding the hooks
     /// directory, stop the agent first.)
     private let walked = Mutex<TrustedPath?>(nil)
-    private let walkCount = Atomic<Int>(0)
-
-    /// How many times the path was walked from `/` (the first check, and each one after a
-    /// change); the other checks confirmed the kept walk. For tests and diagnostics.
-    package var walks: Int { walkCount.load(ordering: .relaxed) }
     /// Refusals already logged, as `name \0 code`, so each is logged once until the file changes.
     private let logged = Mutex<Set<String>>([])
 
@@ -139,7 +134,6 @@ package final class HookDirectory: Sendable {
         if let kept = walked.withLock({ $0 }), let status = kept.recheck(policy: policy) {
             return (kept, status)
         }
-        walkCount.add(1, ordering: .relaxed)
         do {
             let directory = try TrustedPath.open(path, policy: policy)
             // Bytes, not String's ==: canonically equivalent spellings (é precomposed or not) are

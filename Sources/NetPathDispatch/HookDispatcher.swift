@@ -226,9 +226,6 @@ package final class HookDispatcher: Sendable {
     /// Events queued or running.
     package var pendingEvents: Int { state.withLock { $0.queues.pending } }
 
-    /// Hook runs waiting for a slot (``Options/maxRunningHooks``): for tests and diagnostics.
-    package var runsWaitingForASlot: Int { slots.waiting }
-
     /// Returns when no event is queued or running (tests, `simulate --run-hooks`).
     package func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
@@ -490,7 +487,20 @@ package final class HookDispatcher: Sendable {
             // The slot, then the checks: the wait for a slot (up to the slots' slowAfter while
             // every one is busy) comes before them, not between them and the exec. After a wait,
             // the event's snapshot of the directory (taken before it) is not used either.
-            let slot = await slots.acquire()
+            let slot: HookSlots.Lease
+            if let free = slots.acquireNow() {
+                slot = free
+            } else {
+                // Why a hook starts late: every slot is held by a run younger than slowAfter.
+                logger.debug(
+                    "hook \(name) of \(job.event.name) of \(job.event.subject) waits for a slot (all \(slots.limit) of max_running_hooks are held)",
+                    metadata: [
+                        "hook": .string(name), "event": .string(job.event.name.rawValue),
+                        "subject": .string(job.event.subject),
+                    ]
+                )
+                slot = await slots.acquire()
+            }
             // The wait is not cancellable (HookSlots): a shutdown that began meanwhile starts no
             // new hook, as it starts no queued event. (A slot had at once follows the check at
             // the loop's top without a wait: no second look, and no lock, on the usual path.)

@@ -22,7 +22,7 @@ struct HookPipes: Sendable {
 
     /// Every end close-on-exec (np_pipe_cloexec says why); the runner's read ends non-blocking,
     /// the hook's ends blocking, as a program expects its standard streams to be.
-    static func make() throws(HookRunnerError) -> HookPipes {
+    static func make() throws(SystemCallError) -> HookPipes {
         var input = try StandardInputPipe.open()
         let output: (read: Int32, write: Int32)
         do { output = try pipe("stdout") } catch {
@@ -49,7 +49,7 @@ struct HookPipes: Sendable {
         for fd in [output.read, output.write, error.read, error.write] { close(fd) }
     }
 
-    private static func pipe(_ name: String) throws(HookRunnerError) -> (read: Int32, write: Int32) {
+    private static func pipe(_ name: String) throws(SystemCallError) -> (read: Int32, write: Int32) {
         try openPipe(name, nonBlocking: .read)
     }
 
@@ -61,15 +61,15 @@ struct HookPipes: Sendable {
     /// A pipe, both ends close-on-exec (np_pipe_cloexec says why), `nonBlocking` (the agent's
     /// end) non-blocking. The ends are two open file descriptions: O_NONBLOCK on the agent's
     /// leaves the hook's blocking, as a program expects its standard streams to be.
-    static func openPipe(_ name: String, nonBlocking end: End) throws(HookRunnerError) -> (read: Int32, write: Int32) {
+    static func openPipe(_ name: String, nonBlocking end: End) throws(SystemCallError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
-        guard np_pipe_cloexec(&ends) == 0 else { throw HookRunnerError(operation: "pipe2 (\(name))", errno: errno) }
+        guard np_pipe_cloexec(&ends) == 0 else { throw SystemCallError(operation: "pipe2 (\(name))", errno: errno) }
         let agents = end == .read ? ends[0] : ends[1]
         guard fcntl(agents, F_SETFL, fcntl(agents, F_GETFL) | O_NONBLOCK) == 0 else {
             let reason = errno
             close(ends[0])
             close(ends[1])
-            throw HookRunnerError(operation: "fcntl (\(name))", errno: reason)
+            throw SystemCallError(operation: "fcntl (\(name))", errno: reason)
         }
         return (ends[0], ends[1])
     }
@@ -97,7 +97,7 @@ final class SparePipes: Sendable {
     var count: Int { spares.withLock { $0.count } }
 
     /// A set of pipes: a spare if there is one, else made now.
-    func take() throws(HookRunnerError) -> HookPipes {
+    func take() throws(SystemCallError) -> HookPipes {
         if let spare = spares.withLock({ $0.popLast() }) { return spare }
         return try HookPipes.make()
     }

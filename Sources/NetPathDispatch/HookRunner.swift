@@ -100,7 +100,7 @@ package struct HookRunner: Sendable {
         fileprivate let start: ContinuousClock.Instant
         fileprivate let group: HookProcesses
         fileprivate let budget: OutputBudget
-        fileprivate let spawned: Result<Spawned, HookRunnerError>
+        fileprivate let spawned: Result<Spawned, SystemCallError>
 
         fileprivate struct Spawned: Sendable {
             var child: SpawnedHook
@@ -115,12 +115,12 @@ package struct HookRunner: Sendable {
         let start = ContinuousClock.now
         let group = HookProcesses(hook: invocation.hook, cgroup: cgroup, logger: logger)
         let budget = OutputBudget(bytes: options.output.bytesPerRun)
-        let spawned: Result<StartedRun.Spawned, HookRunnerError>
-        do throws(HookRunnerError) {
+        let spawned: Result<StartedRun.Spawned, SystemCallError>
+        do throws(SystemCallError) {
             let pipes = try spares.take()
             var input = pipes.input
             let child: SpawnedHook
-            do throws(HookRunnerError) {
+            do throws(SystemCallError) {
                 defer { close(input.readEnd) }
                 // Spawned here, on the thread that decided to run the hook (SpawnedHook says why).
                 child = try SpawnedHook.spawn(
@@ -260,12 +260,4 @@ package struct HookRunner: Sendable {
         }
         return hookResult
     }
-}
-
-/// A system call failed while preparing a hook run.
-struct HookRunnerError: Error, CustomStringConvertible {
-    var operation: String
-    var errno: Int32
-
-    var description: String { "\(operation): \(Errno(rawValue: errno).description) (errno \(errno))" }
 }

@@ -52,7 +52,7 @@ struct SpawnedHook: Sendable {
         standardInput: Int32,
         output: (read: Int32, write: Int32),
         error: (read: Int32, write: Int32)
-    ) throws(HookRunnerError) -> SpawnedHook {
+    ) throws(SystemCallError) -> SpawnedHook {
         // The write ends are the child's; the parent's copies close once it has them.
         defer {
             close(output.write)
@@ -85,7 +85,7 @@ struct SpawnedHook: Sendable {
         guard spawned == 0 else {
             close(output.read)
             close(error.read)
-            throw HookRunnerError(operation: Self.failedStep(step, path: path, directory: directory), errno: spawned)
+            throw SystemCallError(operation: Self.failedStep(step, path: path, directory: directory), errno: spawned)
         }
         yieldToStartingHook()
         return SpawnedHook(pid: pid, pidfd: pidfd, standardOutput: output.read, standardError: error.read)
@@ -256,7 +256,7 @@ struct SpawnedHook: Sendable {
         let reaped = np_pidfd_reap(pidfd, &signaled, &status)
         let reason = errno
         close(pidfd)
-        if reaped != 0 { return .failedToStart(HookRunnerError(operation: "waitid", errno: reason).description) }
+        if reaped != 0 { return .failedToStart(SystemCallError(operation: "waitid", errno: reason).description) }
         return signaled != 0 ? .signaled(status) : .exited(status)
     }
 

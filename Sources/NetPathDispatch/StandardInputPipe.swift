@@ -22,7 +22,7 @@ struct StandardInputPipe: Sendable {
 
     /// Both ends are close-on-exec from the start (np_pipe_cloexec says why); the read end is
     /// blocking, as a hook expects its stdin to be.
-    static func open() throws(HookRunnerError) -> StandardInputPipe {
+    static func open() throws(SystemCallError) -> StandardInputPipe {
         let ends = try HookPipes.openPipe("stdin", nonBlocking: .write)
         return StandardInputPipe(readEnd: ends.read, writeEnd: ends.write)
     }

@@ -34,8 +34,12 @@ package struct KernelSnapshot: Sendable, Equatable {
     package var generation: UInt64
     /// Wall-clock time at which the batch was read from the socket.
     package var receivedAt: Date
-    /// Wall-clock time at which the engine handed the snapshot out: when the change left the engine.
-    package var publishedAt: Date
+    #if NETPATH_BENCH
+        /// Wall-clock time at which the engine handed the snapshot out: when the change left the
+        /// engine. Only in `make bench`'s build (`-DNETPATH_BENCH`), which times the engine's part
+        /// of a change from inside (netpathctl's `--bench-snapshots`); nothing else reads it.
+        package var publishedAt = Date()
+    #endif
     package var cause: Cause
     package var statistics: EngineStatistics
 
@@ -48,7 +52,6 @@ package struct KernelSnapshot: Sendable, Equatable {
         routingGeneration: UInt64 = 0,
         generation: UInt64 = 0,
         receivedAt: Date = Date(),
-        publishedAt: Date = Date(),
         cause: Cause = .update,
         statistics: EngineStatistics = EngineStatistics()
     ) {
@@ -60,7 +63,6 @@ package struct KernelSnapshot: Sendable, Equatable {
         self.routingGeneration = routingGeneration
         self.generation = generation
         self.receivedAt = receivedAt
-        self.publishedAt = publishedAt
         self.cause = cause
         self.statistics = statistics
     }

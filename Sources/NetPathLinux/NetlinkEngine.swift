@@ -46,7 +46,9 @@ package final class NetlinkEngine: Sendable {
         /// Where the engine reports overruns, resynchronisations and failures.
         package var logger: Logger
         /// Whether the kernel drops the route notifications the engine would drop unparsed
-        /// (``RouteFilter``). Off only in tests that need a storm to reach the engine.
+        /// (``RouteFilter``). Off, the engine reads every route and drops them itself: what it
+        /// does whenever the kernel refuses the filter (logged at start). Tests turn it off to
+        /// drive that path, and to let a storm reach the engine.
         package var filtersRoutesInKernel = true
         /// The links not mirrored (`[agent] ignore`): each is kept as its index, name and reason,
         /// and nothing of it reaches a snapshot. ``NetlinkEngine/setLinkFilter(_:)`` replaces it.
@@ -242,9 +244,13 @@ package final class NetlinkEngine: Sendable {
     package var statistics: EngineStatistics { shared.withLock { $0.statistics } }
 
     /// A copy of the mirrored table: links, addresses, rules and the default routes of every
-    /// table (the engine keeps no other route: `np_walk`: `np_route_is_default`, `np_route_covers`). Meant for tests and
-    /// diagnostics: copying is O(1), but the engine's next change then copies the table once.
-    package func table() -> KernelTable { shared.withLock { $0.table } }
+    /// table (the engine keeps no other route: `np_walk`: `np_route_is_default`, `np_route_covers`).
+    /// Copying is O(1), but the engine's next change then copies the table once.
+    ///
+    /// Internal, for the tests (`@testable`): they compare it with `ip -j` on every table and
+    /// route type, including what no snapshot shows (tables no rule looks up, blackhole and other
+    /// non-unicast defaults) until a rule or route change makes it count.
+    func table() -> KernelTable { shared.withLock { $0.table } }
 
     /// How each interface reaches `address`, as the kernel answers it (`ip route get ADDRESS oif
     /// DEV fibmatch`, `ip rule` applied): the best unicast route through each interface that is
@@ -624,7 +630,9 @@ package final class NetlinkEngine: Sendable {
             if state.maps?.routingGeneration != state.routingGeneration { state.maps = SnapshotMaps(of: state) }
             return Self.snapshot(of: state, cause: cause, at: time)
         }
-        snapshot.publishedAt = Date()
+        #if NETPATH_BENCH
+            snapshot.publishedAt = Date()
+        #endif
         context.delivery.deliver(snapshot)
     }
 

@@ -9,11 +9,14 @@ package struct SystemUpdate: Sendable {
     package var state: SystemState
     /// When the kernel messages behind it were read.
     package var time: Date
-    /// When the engine handed the snapshot out.
-    package var publishedAt: Date
     package var cause: KernelSnapshot.Cause
     package var statistics: EngineStatistics
-    package var routeCount: Int
+    #if NETPATH_BENCH
+        /// When the engine handed the snapshot out, and the routes it held: for `make bench`
+        /// only (``KernelSnapshot/publishedAt``).
+        package var publishedAt = Date()
+        package var routeCount = 0
+    #endif
     /// The snapshot's generation: increases by one per snapshot the engine publishes.
     package var generation: UInt64
 }
@@ -164,15 +167,18 @@ package final class SystemObserver: Sendable {
             // The first update only records the path: the first lookups are under way already.
             if let previous, previous != path { hosts.refresh() }
         }
-        return SystemUpdate(
+        var update = SystemUpdate(
             state: state,
             time: snapshot.receivedAt,
-            publishedAt: snapshot.publishedAt,
             cause: snapshot.cause,
             statistics: snapshot.statistics,
-            routeCount: snapshot.routeCount,
             generation: snapshot.generation
         )
+        #if NETPATH_BENCH
+            update.publishedAt = snapshot.publishedAt
+            update.routeCount = snapshot.routeCount
+        #endif
+        return update
     }
 
     private func reachability(of target: String) -> SystemState.TargetReachability {

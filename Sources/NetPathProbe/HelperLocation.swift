@@ -37,15 +37,15 @@ package enum HelperLocation {
     /// Why the agent must not run `path`, or nil when it may: it must be a regular, executable
     /// file owned by root or by the agent's user and writable by no one else, since the agent
     /// (root) runs it.
-    package static func refusal(_ path: String) -> String? {
+    static func refusal(_ path: String) -> HelperProcess.StartError? {
         var status = stat()
-        guard stat(path, &status) == 0 else { return "\(path): \(String(cString: strerror(errno)))" }
-        guard status.st_mode & S_IFMT == S_IFREG else { return "\(path) is not a regular file" }
-        guard status.st_mode & 0o111 != 0 else { return "\(path) is not executable" }
+        guard stat(path, &status) == 0 else { return .cannotInspect(path: path, errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return .notARegularFile(path: path) }
+        guard status.st_mode & 0o111 != 0 else { return .notExecutable(path: path) }
         guard status.st_uid == 0 || status.st_uid == geteuid() else {
-            return "\(path) is owned by uid \(status.st_uid), not by root or the agent's user"
+            return .ownedByAnotherUser(path: path, uid: UInt32(status.st_uid))
         }
-        guard status.st_mode & 0o022 == 0 else { return "\(path) is writable by its group or others" }
+        guard status.st_mode & 0o022 == 0 else { return .writableByGroupOrOthers(path: path) }
         return directoryRefusal(path)
     }
 
@@ -57,21 +57,20 @@ package enum HelperLocation {
     /// way is checked for its owner in turn (a build directory under /tmp stays usable). Between
     /// this check and the spawn only root and the agent's user can change anything on the way,
     /// and they could replace the helper anyway.
-    static func directoryRefusal(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return "\(path): \(String(cString: strerror(errno)))" }
+    static func directoryRefusal(_ path: String) -> HelperProcess.StartError? {
+        guard let resolved = realpath(path, nil) else { return .cannotInspect(path: path, errno: errno) }
         var directory = String(cString: resolved)
         free(resolved)
         while let slash = directory.lastIndex(of: "/") {
             directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
             var status = stat()
-            guard stat(directory, &status) == 0 else { return "\(directory): \(String(cString: strerror(errno)))" }
+            guard stat(directory, &status) == 0 else { return .cannotInspect(path: directory, errno: errno) }
             guard status.st_uid == 0 || status.st_uid == geteuid() else {
-                return
-                    "\(directory), on the way to \(path), is owned by uid \(status.st_uid), not by root or the agent's user"
+                return .directoryOwnedByAnotherUser(directory: directory, path: path, uid: UInt32(status.st_uid))
             }
             let sticky = status.st_mode & S_ISVTX != 0 && status.st_uid == 0
             guard status.st_mode & 0o022 == 0 || sticky else {
-                return "\(directory), on the way to \(path), is writable by its group or others"
+                return .directoryWritableByGroupOrOthers(directory: directory, path: path)
             }
             if directory == "/" { break }
         }

@@ -20,9 +20,45 @@ final class HelperProcess: @unchecked Sendable {
 
     deinit { close(fd) }
 
-    /// Why a helper could not be started.
-    struct StartError: Error, CustomStringConvertible {
-        var description: String
+    /// Why a helper could not be started: the file the agent refused to run, or the system call
+    /// that failed, with its errno.
+    enum StartError: Error, Equatable, CustomStringConvertible {
+        /// `stat` or `realpath` of `path` (the helper, or a directory on the way) failed.
+        case cannotInspect(path: String, errno: Int32)
+        /// The helper is not a regular file.
+        case notARegularFile(path: String)
+        /// The helper has no execute bit.
+        case notExecutable(path: String)
+        /// The helper belongs to `uid`, neither root nor the agent's user.
+        case ownedByAnotherUser(path: String, uid: UInt32)
+        /// The helper is writable by its group or others.
+        case writableByGroupOrOthers(path: String)
+        /// `directory`, on the way to the helper at `path`, belongs to `uid`.
+        case directoryOwnedByAnotherUser(directory: String, path: String, uid: UInt32)
+        /// `directory`, on the way to the helper at `path`, is writable by its group or others.
+        case directoryWritableByGroupOrOthers(directory: String, path: String)
+        /// `socketpair` failed.
+        case socketpairFailed(errno: Int32)
+        /// `posix_spawn` of `path` failed.
+        case spawnFailed(path: String, errno: Int32)
+
+        var description: String {
+            func reason(_ errno: Int32) -> String { String(cString: strerror(errno)) }
+            switch self {
+            case .cannotInspect(let path, let errno): return "\(path): \(reason(errno))"
+            case .notARegularFile(let path): return "\(path) is not a regular file"
+            case .notExecutable(let path): return "\(path) is not executable"
+            case .ownedByAnotherUser(let path, let uid):
+                return "\(path) is owned by uid \(uid), not by root or the agent's user"
+            case .writableByGroupOrOthers(let path): return "\(path) is writable by its group or others"
+            case .directoryOwnedByAnotherUser(let directory, let path, let uid):
+                return "\(directory), on the way to \(path), is owned by uid \(uid), not by root or the agent's user"
+            case .directoryWritableByGroupOrOthers(let directory, let path):
+                return "\(directory), on the way to \(path), is writable by its group or others"
+            case .socketpairFailed(let errno): return "socketpair: \(reason(errno))"
+            case .spawnFailed(let path, let errno): return "cannot start \(path): \(reason(errno))"
+            }
+        }
     }
 
     /// Starts `path --mode MODE` with its end of a new socketpair as fd 3, an empty environment,
@@ -30,7 +66,7 @@ final class HelperProcess: @unchecked Sendable {
     static func start(path: String, mode: String, generation: UInt64) throws(StartError) -> HelperProcess {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw StartError(description: "socketpair: \(String(cString: strerror(errno)))")
+            throw .socketpairFailed(errno: errno)
         }
         defer { close(pair[1]) }
         var actions = posix_spawn_file_actions_t()
@@ -62,7 +98,7 @@ final class HelperProcess: @unchecked Sendable {
         }
         guard spawned == 0 else {
             close(pair[0])
-            throw StartError(description: "cannot start \(path): \(String(cString: strerror(spawned)))")
+            throw .spawnFailed(path: path, errno: spawned)
         }
         return HelperProcess(pid: pid, fd: pair[0], generation: generation)
     }

@@ -131,7 +131,8 @@ package actor SandboxedProbe: ConnectivityProbing {
         let process: HelperProcess
         switch running(mode) {
         case .success(let running): process = running
-        case .failure(let failure): return unknown(request, failure.reason)
+        case .failure(let failure):
+            return unknown(request, "probe helper: \(failure.description.escapingControlCharacters)")
         }
         return await withCheckedContinuation { continuation in
             idByInterface[request.interface] = id
@@ -156,20 +157,20 @@ package actor SandboxedProbe: ConnectivityProbing {
     // MARK: The helper's life
 
     /// The running helper for `mode`, started if need be.
-    private func running(_ mode: String) -> Result<HelperProcess, StartFailure> {
+    private func running(_ mode: String) -> Result<HelperProcess, HelperProcess.StartError> {
         if let process = slots[mode]?.process { return .success(process) }
         var slot = slots[mode] ?? Slot()
         let path = helperPath ?? HelperLocation.find()
         let process: HelperProcess
         do throws(HelperProcess.StartError) {
-            if let refusal = HelperLocation.refusal(path) { throw HelperProcess.StartError(description: refusal) }
+            if let refusal = HelperLocation.refusal(path) { throw refusal }
             process = try HelperProcess.start(path: path, mode: mode, generation: nextGeneration)
         } catch {
             slot.failures += 1
             slot.lastFailure = error.description.escapingControlCharacters
             slot.notBefore = .now + backOff(slot.failures)
             slots[mode] = slot
-            return .failure(StartFailure("probe helper: \(slot.lastFailure!)"))
+            return .failure(error)
         }
         nextGeneration += 1
         slot.process = process
@@ -184,11 +185,6 @@ package actor SandboxedProbe: ConnectivityProbing {
             }
         }
         return .success(process)
-    }
-
-    private struct StartFailure: Error {
-        var reason: String
-        init(_ reason: String) { self.reason = reason }
     }
 
     /// No wait before the first restart, then 0.25 s doubling up to ``maximumBackOff``.

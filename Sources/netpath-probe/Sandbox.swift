@@ -10,10 +10,16 @@ import SystemPackage
 enum Sandbox {
     /// A step that failed, with its errno.
     struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ step: String, _ error: Int32 = errno) {
-            description = "\(step): \(String(cString: strerror(error)))"
+        /// The call or check that failed: `"setresuid"`, `"seccomp rule for socket"`.
+        var step: String
+        var errno: Int32
+
+        init(_ step: String, _ error: Int32 = Glibc.errno) {
+            self.step = step
+            self.errno = error
         }
+
+        var description: String { "\(step): \(String(cString: strerror(errno)))" }
     }
 
     /// CAP_NET_RAW's number.

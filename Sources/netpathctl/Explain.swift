@@ -37,7 +37,7 @@ extension Netpathctl {
                 try output(text: explanation.text, report: explanation.report)
             } else {
                 guard let reply = try source.connect(config).request(.explain).checked().explain else {
-                    throw AgentError(message: "the agent sent no explanation")
+                    throw AgentError.incompleteReply(missing: "explanation")
                 }
                 try output(text: reply.text, report: reply.report)
             }

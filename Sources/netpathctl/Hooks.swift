@@ -48,7 +48,7 @@ extension Netpathctl {
                 )
             } else {
                 guard let hooks = try source.connect(config).request(.hooks).checked().hooks else {
-                    throw AgentError(message: "the agent sent no hook list")
+                    throw AgentError.incompleteReply(missing: "hook list")
                 }
                 reports = hooks
                 directory = "netpathd's hooks directory"

@@ -165,7 +165,7 @@ extension Netpathctl.Monitor {
                 FileOutput.write(EventRenderer.line(event) + "\n")
             }
         }
-        throw AgentError(message: "netpathd closed the connection (stopped or restarting)")
+        throw AgentError.connectionClosed
     }
 }
 

@@ -84,15 +84,27 @@ struct SourceOptions: ParsableArguments {
 extension ControlReply {
     /// The reply, or its error as a thrown failure (exit status 1).
     func checked() throws -> ControlReply {
-        guard ok else { throw AgentError(message: error ?? "the agent refused the request") }
+        guard ok else { throw AgentError.refused(reason: error) }
         return self
     }
 }
 
-/// An error the agent reported.
-struct AgentError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+/// The agent answered, but not with what the command needs (exit status 1).
+enum AgentError: Error, Equatable, CustomStringConvertible {
+    /// The agent refused the request; `reason` is its `error`, when it gave one.
+    case refused(reason: String?)
+    /// The reply lacks its payload: `missing` names it (`"status"`, `"hook list"`).
+    case incompleteReply(missing: String)
+    /// The agent closed a `monitor` stream: it stopped or is restarting.
+    case connectionClosed
+
+    var description: String {
+        switch self {
+        case .refused(let reason): return reason ?? "the agent refused the request"
+        case .incompleteReply(let missing): return "the agent sent no \(missing)"
+        case .connectionClosed: return "netpathd closed the connection (stopped or restarting)"
+        }
+    }
 }
 
 /// `--config FILE`, shared by the commands that evaluate policies and rules.

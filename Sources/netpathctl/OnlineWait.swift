@@ -20,7 +20,34 @@ struct OnlineWait {
         case timedOut(String)
         /// Anything else: no agent within the time, an agent that refuses, a condition it can
         /// never meet.
-        case failed(String)
+        case failed(Failure)
+    }
+
+    /// Why a wait ended without a verdict (exit status 2).
+    enum Failure: Equatable, CustomStringConvertible {
+        /// No agent answered on `socket` within the time (`limit`, as the message says it);
+        /// `reason` is why the last try failed.
+        case noAgent(socket: String, limit: String, reason: String)
+        /// The agent refused the `monitor` request; `reason` is its error, when it gave one.
+        case monitorRefused(reason: String?)
+        /// The agent refused the `status` request, or sent none; `reason` is its error.
+        case statusRefused(reason: String?)
+        /// This agent, as configured, can never meet the condition (``OnlineCondition/Verdict/impossible(_:)``).
+        case impossible(String)
+        /// Talking to the agent failed in a way a new agent would not cure: permission, an
+        /// impostor, a stuck agent.
+        case client(ControlClient.Failure)
+
+        var description: String {
+            switch self {
+            case .noAgent(let socket, let limit, let reason):
+                return "no netpathd answered on \(socket) within \(limit) (\(reason))"
+            case .monitorRefused(let reason): return reason ?? "netpathd refused to stream its events"
+            case .statusRefused(let reason): return reason ?? "netpathd sent no status"
+            case .impossible(let reason): return reason
+            case .client(let failure): return failure.description
+            }
+        }
     }
 
     let condition: OnlineCondition
@@ -46,7 +73,7 @@ struct OnlineWait {
             case .agentGone(let reason, let old):
                 progress("waiting for netpathd to answer on \(socketPath) (\(reason))")
                 guard SocketWatch.waitForNewFile(at: socketPath, replacing: old, until: deadline) else {
-                    return .failed("no netpathd answered on \(socketPath) within \(limitText) (\(reason))")
+                    return .failed(.noAgent(socket: socketPath, limit: limitText, reason: reason))
                 }
             }
         }
@@ -59,7 +86,7 @@ struct OnlineWait {
         do throws(ControlClient.Failure) {
             monitor = try ControlClient(path: socketPath)
             let reply = try monitor.request(.monitor)
-            guard reply.ok else { return .finished(.failed(reply.error ?? "netpathd refused to stream its events")) }
+            guard reply.ok else { return .finished(.failed(.monitorRefused(reason: reply.error))) }
         } catch {
             return gone(error, identity)
         }
@@ -68,11 +95,11 @@ struct OnlineWait {
             do throws(ControlClient.Failure) {
                 let reply = try ControlClient(path: socketPath).request(.status)
                 guard reply.ok, let status = reply.status else {
-                    return .finished(.failed(reply.error ?? "netpathd sent no status"))
+                    return .finished(.failed(.statusRefused(reason: reply.error)))
                 }
                 switch condition.evaluate(status) {
                 case .online(let text): return .finished(.online(text))
-                case .impossible(let reason): return .finished(.failed(reason))
+                case .impossible(let reason): return .finished(.failed(.impossible(reason)))
                 case .waiting(let reason):
                     if waitingFor.isEmpty { progress("waiting: \(reason)") }
                     waitingFor = reason
@@ -95,7 +122,7 @@ struct OnlineWait {
         switch failure {
         case .noAgent(_, let reason): return .agentGone(reason, identity)
         case .protocolError(let reason): return .agentGone(reason, identity)
-        case .permissionDenied, .untrustedAgent, .noReply: return .finished(.failed(failure.description))
+        case .permissionDenied, .untrustedAgent, .noReply: return .finished(.failed(.client(failure)))
         }
     }
 

@@ -44,18 +44,13 @@ extension Netpathctl {
         func probeHere() async throws -> [ProbeReport] {
             let loaded = try config.load()
             guard let settings = loaded.configuration.connectivity else {
-                throw AgentError(
-                    message: "\(loaded.source) has no [connectivity] table: nothing is probed (docs/connectivity.md)"
-                )
+                throw LocalProbeError.noConnectivityTable(source: "\(loaded.source)")
             }
             let state = try await source.currentState(for: loaded.configuration).state
             let covered = state.interfaces.filter(settings.probes)
             let chosen = interface.map { name in covered.filter { $0.name == name } } ?? covered
             if let interface, chosen.isEmpty {
-                throw AgentError(
-                    message:
-                        "\(interface.escapingControlCharacters) is not probed: it is not a candidate (connected, addressed, with a default route) or not in [connectivity] interfaces"
-                )
+                throw LocalProbeError.notProbed(interface: interface)
             }
             let prober = SandboxedProbe()
             let reports = await withTaskGroup(of: ProbeReport.self) { group in
@@ -103,6 +98,24 @@ extension Netpathctl {
                 ])
             }
             return TextTable.render(rows)
+        }
+    }
+}
+
+/// Why `netpathctl probe --local` has nothing to probe (exit status 1).
+enum LocalProbeError: Error, Equatable, CustomStringConvertible {
+    /// The configuration (`source` names it) has no `[connectivity]` table.
+    case noConnectivityTable(source: String)
+    /// `--interface` names an interface that is not probed.
+    case notProbed(interface: String)
+
+    var description: String {
+        switch self {
+        case .noConnectivityTable(let source):
+            return "\(source) has no [connectivity] table: nothing is probed (docs/connectivity.md)"
+        case .notProbed(let interface):
+            return
+                "\(interface.escapingControlCharacters) is not probed: it is not a candidate (connected, addressed, with a default route) or not in [connectivity] interfaces"
         }
     }
 }

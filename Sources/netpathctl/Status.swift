@@ -39,7 +39,7 @@ extension Netpathctl {
                 )
             } else {
                 guard let status = try source.connect(config).request(.status, all: all).checked().status else {
-                    throw AgentError(message: "the agent sent no status")
+                    throw AgentError.incompleteReply(missing: "status")
                 }
                 report = status
             }

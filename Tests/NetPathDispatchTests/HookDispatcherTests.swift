@@ -27,11 +27,12 @@ struct HookDispatcherTests {
     /// Runs `body` with a dispatcher working on `dir`, and stops it afterwards.
     static func withDispatcher(
         _ dir: TemporaryDirectory,
+        log: LogStore = LogStore(),
         options: HookDispatcher.Options = .init(),
         runner: HookRunner.Options = .init(),
         _ body: (HookDispatcher) async throws -> Void
     ) async throws {
-        let dispatcher = makeDispatcher(dir, log: LogStore(), options: options, runner: runner)
+        let dispatcher = makeDispatcher(dir, log: log, options: options, runner: runner)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await dispatcher.run() }
             defer { group.cancelAll() }
@@ -241,14 +242,15 @@ struct HookDispatcherTests {
                 "[ \"$1\" = eth0 ] || exit 0\necho started > \(dir.path(".started"))\nread line < \(dir.path(".gate"))"
             )
             let options = HookDispatcher.Options(maxRunningHooks: 1, slowAfter: .seconds(60))
-            try await Self.withDispatcher(dir, options: options) { dispatcher in
+            let log = LogStore()
+            try await Self.withDispatcher(dir, log: log, options: options) { dispatcher in
                 dispatcher.dispatch(Events.interface(.up, "eth0"), to: [.all(timeout: .seconds(20))])
                 _ = try await dir.await(".started")
                 dispatcher.dispatch(Events.interface(.up, "eth1", index: 8), to: [.all(timeout: .seconds(20))])
                 // eth1's first hook, 10-late, waits for the slot 20-block holds. Everything was
                 // safe when the event came (and when its snapshot of the directory was taken);
                 // now the file, or the directory, is made writable by others.
-                try await waitUntil("eth1's first run waits for the slot") { dispatcher.runsWaitingForASlot == 1 }
+                try await waitUntil("eth1's first run waits for the slot") { log.waitsForASlot("10-late") }
                 try dir.chmod(unsafe == "the file" ? "10-late" : ".", 0o777)
                 // The gate: 20-block has it open for reading by now, or soon (ENXIO until then).
                 var gate: Int32 = -1
@@ -416,7 +418,7 @@ struct HookDispatcherTests {
                 _ = try await dir.await("seen") { $0.contains("hold") }
                 dispatcher.dispatch(Events.interface(.up, "waiting", index: 11), to: [.all(timeout: .seconds(10))])
                 try await waitUntil("the second interface's hook waits for the slot") {
-                    dispatcher.runsWaitingForASlot == 1
+                    log.waitsForASlot("10-hook", subject: "interface:11")
                 }
                 group.cancelAll()
                 // Only now does "hold" end and give its slot to the waiting run.
@@ -428,6 +430,17 @@ struct HookDispatcherTests {
             #expect(
                 log.all.contains { $0.message.contains("hook 10-hook and the rest of up of interface:11 not started") }
             )
+        }
+    }
+}
+
+extension LogStore {
+    /// Whether `hook`'s run (for `subject`, when given) logged that it waits for a slot: what
+    /// `--log-level debug` shows when `max_running_hooks` hold back a hook.
+    fileprivate func waitsForASlot(_ hook: String, subject: String? = nil) -> Bool {
+        all.contains { entry in
+            entry.level == .debug && entry.message.contains("waits for a slot") && entry.metadata["hook"] == hook
+                && (subject == nil || entry.metadata["subject"] == subject)
         }
     }
 }

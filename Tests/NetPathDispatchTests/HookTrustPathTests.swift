@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import NetPathDispatch
 import TestSupport
 import Testing
+
+@testable import NetPathDispatch
 
 /// The directories on a hook's path decide who can swap it: every one of them, from `/` to the
 /// hooks directory and along a symlink's target, must be closed to everyone but root and the
@@ -147,24 +148,28 @@ struct HookTrustPathTests {
 
     /// A walk from `/` is kept between events and confirmed by an `lstat` of each directory on
     /// the path (TrustedPath.recheck): every change a new walk would see must be seen by the next
-    /// check of the same HookDirectory. `base/etc/hooks.d/50-hook`, checked once before each change.
-    private func checkedOnce(_ base: TemporaryDirectory) throws -> (HookDirectory, OpenedHook) {
+    /// check of the same HookDirectory. `base/etc/hooks.d/50-hook`, checked once before each change,
+    /// and a walk of the directory as the HookDirectory keeps one: after each change, its recheck
+    /// must fail, so that the next check walks again (what the HookDirectory then does is what a
+    /// user sees: the hook refused, or the new file opened).
+    private func checkedOnce(_ base: TemporaryDirectory) throws -> (HookDirectory, OpenedHook, TrustedPath) {
         try hooksTree(base, parentMode: 0o755)
         let hooks = HookDirectory(path: base.path("etc/hooks.d"), logger: LogStore().logger)
         let first = try hooks.open("50-hook", in: hooks.snapshot())
         #expect(try hooks.open("50-hook") == first)
         #expect(try hooks.open("50-hook", in: hooks.snapshot()) == first)
-        // One walk; the other checks confirmed it (else the tests below would prove nothing).
-        #expect(hooks.walks == 1)
-        return (hooks, first)
+        let kept = try TrustedPath.open(base.path("etc/hooks.d"), policy: .current)
+        #expect(kept.recheck(policy: .current) != nil, "an unchanged path is confirmed without a walk")
+        return (hooks, first, kept)
     }
 
     @Test("a directory on the path made writable after a check is refused at the next check, and accepted once fixed")
     func directoryMadeWritableAfterACheck() async throws {
         try await TemporaryDirectory.with { base in
-            let (hooks, first) = try checkedOnce(base)
+            let (hooks, first, kept) = try checkedOnce(base)
             for (directory, mode) in [("etc", 0o775), ("etc/hooks.d", 0o757)] as [(String, mode_t)] {
                 guard chmod(base.path(directory), mode) == 0 else { throw TestFailure("chmod \(directory)") }
+                #expect(kept.recheck(policy: .current) == nil, "\(directory) made writable")
                 let refusal = HookRefusal.directoryWritableByGroupOrOthers(
                     path: base.path(directory),
                     mode: 0o40000 | UInt32(mode)
@@ -174,10 +179,9 @@ struct HookTrustPathTests {
                 guard chmod(base.path(directory), 0o755) == 0 else { throw TestFailure("chmod \(directory)") }
                 #expect(try hooks.open("50-hook") == first)
             }
-            // Fixed, the new walk is kept again.
-            let walks = hooks.walks
+            // Fixed, a walk is confirmed again.
+            #expect(kept.recheck(policy: .current) != nil)
             #expect(try hooks.open("50-hook", in: hooks.snapshot()) == first)
-            #expect(hooks.walks == walks)
         }
     }
 
@@ -187,9 +191,10 @@ struct HookTrustPathTests {
     )
     func directoryGivenAwayAfterACheck() async throws {
         try await TemporaryDirectory.with { base in
-            let (hooks, first) = try checkedOnce(base)
+            let (hooks, first, kept) = try checkedOnce(base)
             for directory in ["etc", "etc/hooks.d"] {
                 guard chown(base.path(directory), 65534, 0) == 0 else { throw TestFailure("chown \(directory)") }
+                #expect(kept.recheck(policy: .current) == nil, "\(directory) given away")
                 let refusal = HookRefusal.directoryUntrustedOwner(path: base.path(directory), uid: 65534)
                 #expect(throws: refusal) { try hooks.open("50-hook", in: hooks.snapshot()) }
                 guard chown(base.path(directory), getuid(), 0) == 0 else { throw TestFailure("chown \(directory)") }
@@ -212,16 +217,16 @@ struct HookTrustPathTests {
             #expect(hooks.snapshot().names == ["50-hook"])
             try safeHook(base.path("etc/hooks.d/60-new"))
             #expect(hooks.snapshot().names == ["50-hook", "60-new"])
-            #expect(hooks.walks == 1)
         }
     }
 
     @Test("a hooks directory replaced after a check: the next check opens the new one's file")
     func hooksDirectoryReplacedAfterACheck() async throws {
         try await TemporaryDirectory.with { base in
-            let (hooks, first) = try checkedOnce(base)
+            let (hooks, first, kept) = try checkedOnce(base)
             guard rename(base.path("etc/hooks.d"), base.path("etc/hooks.old")) == 0 else { throw TestFailure("rename") }
             try makeDirectory(base.path("etc/hooks.d"), mode: 0o755)
+            #expect(kept.recheck(policy: .current) == nil, "hooks.d replaced")
             try safeHook(base.path("etc/hooks.d/50-hook"))
             var status = stat()
             guard stat(base.path("etc/hooks.d/50-hook"), &status) == 0 else { throw TestFailure("stat") }
@@ -236,9 +241,10 @@ struct HookTrustPathTests {
     )
     func directoryReplacedBySymlinkAfterACheck() async throws {
         try await TemporaryDirectory.with { base in
-            let (hooks, _) = try checkedOnce(base)
+            let (hooks, _, kept) = try checkedOnce(base)
             guard rename(base.path("etc"), base.path("real")) == 0 else { throw TestFailure("rename") }
             try link(base.path("etc"), to: "real")
+            #expect(kept.recheck(policy: .current) == nil, "etc replaced by a symlink")
             #expect(try hooks.open("50-hook").executablePath == base.path("real/hooks.d/50-hook"))
             // The same tree moved where anybody may put a name: refused, though nothing in it changed.
             try makeDirectory(base.path("drop"), mode: 0o1777)

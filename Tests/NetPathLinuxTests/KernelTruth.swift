@@ -2,8 +2,9 @@
 
 import Foundation
 import NetPathCore
-import NetPathLinux
 import TestSupport
+
+@testable import NetPathLinux
 
 /// The kernel's links, addresses and default routes in one canonical text form, read two ways:
 /// from `ip -j` (the truth) and from the engine's mirrored table. Equal sets mean the engine is

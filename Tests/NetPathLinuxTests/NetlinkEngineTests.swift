@@ -2,9 +2,10 @@
 
 import Foundation
 import NetPathCore
-import NetPathLinux
 import TestSupport
 import Testing
+
+@testable import NetPathLinux
 
 /// The engine against the real kernel, in namespaces the tests create and delete.
 @Suite(.enabled(if: Privileges.namespaceTestsEnabled, "needs root for network namespaces"))

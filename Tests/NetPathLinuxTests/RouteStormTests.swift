@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import NetPathCore
-import NetPathLinux
 import TestSupport
 import Testing
+
+@testable import NetPathLinux
 
 /// 100,000 routes added in one `ip -batch`: the engine must end equal to the kernel on every
 /// default route (ten of them, in ten tables, spread through the batch and ending it), recovering
