@@ -23,6 +23,8 @@ set -u
 mode=$1 seconds=$2 bin=$3 work=$4
 shift 4
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+# The Swift runtime's backtracer would race AddressSanitizer's report of the same crash.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 failed=""
 for name in "$@"; do
     corpus="Fuzz/$name/corpus"
