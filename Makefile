@@ -30,7 +30,7 @@ TEST_BUNDLE = $(shell $(SWIFT) build --show-bin-path)/netpathPackageTests.xctest
 SERIAL_RUN = $(TEST_BUNDLE) --testing-library swift-testing --no-parallel --filter
 
 .PHONY: all deps test-deps build run test test-as-nobody test-host host-deps bench bench-build docs clean format install install-build order uninstall \
-	deb deb-deps deb-build version
+	deb deb-deps deb-build version fuzz fuzz-build fuzz-smoke
 
 # `make install` layout. DESTDIR stages the whole tree under another root (packaging, tests).
 # netpathd goes to SBINDIR (the Debian package: /usr/sbin), netpathctl to BINDIR, the probe
@@ -156,6 +156,8 @@ test: test-deps
 	@# at a time, so that a timed test shares the cores with one other at most.
 	$(TIMED) serial-tests build-support/alongside.sh serial-tests-b '$(SERIAL_RUN) "$(SERIAL_STREAM_B)"' \
 		$(SERIAL_RUN) '$(SERIAL_STREAM_A)'
+	@# Each libFuzzer harness over its committed corpus, then a few seconds of fuzzing (docs/fuzzing.md).
+	$(TIMED) fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
 	@$(TIMED) tests-as-nobody $(MAKE) --no-print-directory test-as-nobody
 	@# The host phase: the .deb on a real Debian 12 guest under qemu (Tests/Host/README.md).
 	@$(if $(filter 0 no false,$(HOST_PHASE)),echo "host phase skipped (HOST_PHASE=$(HOST_PHASE))",$(MAKE) --no-print-directory test-host)
@@ -168,7 +170,7 @@ HOST_PHASE ?= 1
 # Each step of `make test` says how long it took.
 TIMED := build-support/timed.sh
 # What `make format` formats and `make test` lints.
-FORMAT_PATHS := Sources Tests Plugins Examples Package.swift
+FORMAT_PATHS := Sources Tests Plugins Examples Fuzz Package.swift
 HOST_DIR := .build/host
 DEB_ARCH = $(shell dpkg --print-architecture)
 test-host: host-deps deb-deps deb-build
@@ -217,6 +219,28 @@ bench-build:
 		INSTALL_SWIFT_FLAGS='$(INSTALL_SWIFT_FLAGS) -Xswiftc -DNETPATH_BENCH'
 bench: bench-build
 	BUILD_DIR="$(BENCH_SCRATCH)/$(INSTALL_CONFIG)" ./bench/run.sh
+
+# The libFuzzer harnesses (Fuzz/NAME, docs/fuzzing.md): one executable per parser of outside
+# input, built only here (NETPATH_FUZZ=1 adds them to the package) with libFuzzer and
+# AddressSanitizer, optimized (a debug build runs several times fewer inputs a second), in a
+# scratch directory of their own. `make fuzz` runs each for FUZZ_SECONDS, keeping what it finds
+# in FUZZ_WORK (the committed corpora are only read); `make fuzz-smoke`, which `make test` runs,
+# runs each over its committed corpus and then for FUZZ_SMOKE_SECONDS.
+FUZZ_HARNESSES     := toml config trace control-request control-reply netlink probe-wire http-verdict
+FUZZ_SECONDS       ?= 60
+FUZZ_SMOKE_SECONDS ?= 3
+FUZZ_SCRATCH       ?= .build/fuzz
+FUZZ_WORK          ?= $(FUZZ_SCRATCH)/work
+FUZZ_BIN            = $(FUZZ_SCRATCH)/release
+fuzz-build: deps
+	@for harness in $(FUZZ_HARNESSES); do \
+		NETPATH_FUZZ=1 $(SWIFT) build -c release --scratch-path "$(FUZZ_SCRATCH)" \
+			-Xswiftc -sanitize=fuzzer,address --product "fuzz-$$harness" || exit 1; \
+	done
+fuzz: fuzz-build
+	build-support/fuzz.sh run $(FUZZ_SECONDS) "$(FUZZ_BIN)" "$(FUZZ_WORK)" $(FUZZ_HARNESSES)
+fuzz-smoke: fuzz-build
+	build-support/fuzz.sh smoke $(FUZZ_SMOKE_SECONDS) "$(FUZZ_BIN)" "$(FUZZ_WORK)" $(FUZZ_HARNESSES)
 
 # The library's documentation as `import NetPath` shows it (and the Network product's), built by
 # DocC from the debug build's symbol graphs into .build/docs/*.doccarchive; any DocC warning fails.

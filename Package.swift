@@ -289,3 +289,38 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer harnesses (Fuzz/, docs/fuzzing.md), one executable per parser of outside input.
+// They link only with `-sanitize=fuzzer` (their `main` hands over to libFuzzer's driver:
+// Fuzz/Support/Fuzzer.swift), so they exist only when NETPATH_FUZZ=1 (`make fuzz`, `make
+// fuzz-smoke`): `swift build`, `make test`'s build and the Debian package never see them. They
+// are targets of this package rather than of a package beside it because they call `package`
+// APIs, which another package cannot see.
+if Context.environment["NETPATH_FUZZ"] == "1" {
+    // What the harnesses share: the check that fails a run, and input positions.
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Support"),
+    ]
+    // Each harness's directory: its source, its seed corpus, and its libFuzzer dictionary if any.
+    let harnesses: [(name: String, dependencies: [Target.Dependency], dictionary: Bool)] = [
+        ("toml", ["NetPathConfig"], true),
+        ("config", ["NetPathConfig"], true),
+        ("trace", ["NetPathCore"], true),
+        ("control-request", ["NetPathControl", "NetPathCore"], true),
+        ("control-reply", ["NetPathControl", "NetPathCore"], true),
+        ("netlink", ["NetPathLinux", "NetPathCore"], false),
+        ("probe-wire", ["NetPathProbe", "NetPathCore"], true),
+        ("http-verdict", ["NetPathProbe", "NetPathCore"], false),
+    ]
+    for harness in harnesses {
+        package.targets.append(
+            .executableTarget(
+                name: "fuzz-\(harness.name)",
+                dependencies: ["FuzzSupport"] + harness.dependencies,
+                path: "Fuzz/\(harness.name)",
+                exclude: ["corpus"] + (harness.dictionary ? ["\(harness.name).dict"] : [])
+            )
+        )
+    }
+}

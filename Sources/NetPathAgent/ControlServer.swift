@@ -395,7 +395,7 @@ final class ControlServer: @unchecked Sendable {
     private func handle(_ line: [UInt8], from connection: ControlConnection) {
         let request: ControlRequest
         do {
-            request = try JSONDecoder().decode(ControlRequest.self, from: Data(line))
+            request = try ControlRequest(line: line)
         } catch {
             let commands = ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
             respond(.failure("malformed request: expected {\"command\": …} with one of \(commands)"), to: connection)

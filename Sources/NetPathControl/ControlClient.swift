@@ -168,7 +168,7 @@ package final class ControlClient {
 
     private func decode(_ line: String) throws(Failure) -> ControlReply {
         do {
-            return try JSONDecoder().decode(ControlReply.self, from: Data(line.utf8))
+            return try ControlReply(line: line.utf8)
         } catch {
             throw .protocolError("unreadable reply: \(error)")
         }

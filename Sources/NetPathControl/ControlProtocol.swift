@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FoundationEssentials
 import NetPathCore
 
 /// The protocol of netpathd's control socket (`/run/netpath/netpathd.sock`): JSON lines over a
@@ -62,6 +63,14 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         self.command = command
         self.interface = interface
         self.all = all
+    }
+
+    /// Decodes one request line (without its newline), as the agent reads it from a client.
+    ///
+    /// The one decoder of requests, so that the fuzz harness (Fuzz/control-request) tests what
+    /// the agent runs.
+    package init(line: some Collection<UInt8>) throws {
+        self = try JSONDecoder().decode(Self.self, from: Data(line))
     }
 }
 
@@ -237,4 +246,12 @@ package struct ControlReply: Codable, Sendable {
 
     /// A failure reply.
     package static func failure(_ message: String) -> ControlReply { ControlReply(ok: false, error: message) }
+
+    /// Decodes one reply line (without its newline), as ``ControlClient`` reads it from the agent.
+    ///
+    /// The one decoder of replies, so that the fuzz harness (Fuzz/control-reply) tests what
+    /// clients run.
+    package init(line: some Collection<UInt8>) throws {
+        self = try JSONDecoder().decode(Self.self, from: Data(line))
+    }
 }

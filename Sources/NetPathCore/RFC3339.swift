@@ -8,7 +8,11 @@ import FoundationEssentials
 package enum RFC3339 {
     /// Formats `date` in UTC with six fractional digits.
     package static func format(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+        // To the nearest microsecond, not down: a Date counts from 2001 in a Double, so the one
+        // parse(_:) makes of a time of 1970 (or after 2200) can be a hair below the microsecond it
+        // was written with, and rounding down wrote the microsecond before: every relay of an event
+        // or a trace lost one (found by Fuzz/control-reply; RFC3339Tests has the cases).
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
         let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
         let fraction = micros - seconds * 1_000_000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
@@ -74,17 +78,17 @@ package enum RFC3339 {
             (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61
         else { return nil }
         var i = 19
-        var fraction = 0.0
+        // Microseconds, as an integer: digits past the sixth are dropped, not rounded.
+        var micros: Int64 = 0
         if i < chars.count, chars[i] == UInt8(ascii: ".") {
             i += 1
-            var scale = 0.1
             let start = i
             while i < chars.count, chars[i] >= 48, chars[i] <= 57 {
-                fraction += Double(chars[i] - 48) * scale
-                scale /= 10
+                if i - start < 6 { micros = micros * 10 + Int64(chars[i] - 48) }
                 i += 1
             }
             if i == start { return nil }
+            for _ in min(i - start, 6)..<6 { micros *= 10 }
         }
         guard i < chars.count else { return nil }
         var offset: Int64 = 0
@@ -102,7 +106,7 @@ package enum RFC3339 {
         guard i == chars.count else { return nil }
         let days = days(fromCivil: y, mo, d)
         let seconds = days * 86_400 + h * 3600 + mi * 60 + s - offset
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        return Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1_000_000)
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days.

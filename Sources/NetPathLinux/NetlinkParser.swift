@@ -167,6 +167,12 @@ final class MessageCollector {
         case AF_INET6: family = .ipv6
         default: return nil
         }
+        // Addresses of the route's own family only: the kernel sends no other, and a record
+        // that kept one (an IPv6 route with a 4-byte RTA_PREFSRC, found by Fuzz/netlink) would tie
+        // the route to an address of the other family in the mirror.
+        func own(_ addr: OpaquePointer?) -> IPAddress? {
+            ipAddress(addr).flatMap { $0.family == family ? $0 : nil }
+        }
         let dst = rtnl_route_get_dst(route)
         let length = dst.map { Int(nl_addr_get_prefixlen($0)) } ?? 0
         var hops: [Nexthop] = []
@@ -186,12 +192,12 @@ final class MessageCollector {
             family: family,
             table: rtnl_route_get_table(route),
             tos: rtnl_route_get_tos(route),
-            destination: length == 0 ? nil : ipAddress(dst),
+            destination: length == 0 ? nil : own(dst),
             destinationLength: length,
             metric: rtnl_route_get_priority(route),
             type: rtnl_route_get_type(route),
             nexthops: hops,
-            preferredSource: ipAddress(rtnl_route_get_pref_src(route)),
+            preferredSource: own(rtnl_route_get_pref_src(route)),
             proto: rtnl_route_get_protocol(route),
             scope: rtnl_route_get_scope(route)
         )

@@ -121,26 +121,50 @@ final class NetlinkSocket {
                 }
             }
             if count == 0 { return .empty }
-            var result = np_walk_result()
-            kept.withUnsafeBufferPointer { kept in
-                watched.withUnsafeBufferPointer { watched in
-                    np_walk(
-                        buffer.bytes,
-                        Int32(count),
-                        sequence,
-                        filterRoutes ? 1 : 0,
-                        kept.baseAddress,
-                        Int32(kept.count),
-                        watched.baseAddress,
-                        Int32(watched.count),
-                        MessageCollector.headerCallback,
-                        Unmanaged.passUnretained(collector).toOpaque(),
-                        &result
-                    )
-                }
-            }
+            let result = Self.walk(
+                buffer.bytes,
+                count: count,
+                delivering: collector,
+                filterRoutes: filterRoutes,
+                keeping: kept,
+                watching: watched,
+                sequence: sequence
+            )
             return .messages(result)
         }
+    }
+
+    /// Walks the `count` bytes of one datagram at `bytes` (`np_walk`), handing its messages to
+    /// `collector` as ``receive(into:delivering:filterRoutes:keeping:watching:sequence:)``
+    /// describes. Apart from the socket so that ``NetlinkDatagram`` walks bytes the same way.
+    static func walk(
+        _ bytes: UnsafeMutableRawPointer,
+        count: Int,
+        delivering collector: MessageCollector,
+        filterRoutes: Bool,
+        keeping kept: [np_watch],
+        watching watched: [np_watch],
+        sequence: UInt32
+    ) -> np_walk_result {
+        var result = np_walk_result()
+        kept.withUnsafeBufferPointer { kept in
+            watched.withUnsafeBufferPointer { watched in
+                np_walk(
+                    bytes,
+                    Int32(count),
+                    sequence,
+                    filterRoutes ? 1 : 0,
+                    kept.baseAddress,
+                    Int32(kept.count),
+                    watched.baseAddress,
+                    Int32(watched.count),
+                    MessageCollector.headerCallback,
+                    Unmanaged.passUnretained(collector).toOpaque(),
+                    &result
+                )
+            }
+        }
+        return result
     }
 
     /// Reads every datagram queued on this non-blocking socket, up to `buffer.slots` per system

@@ -8,7 +8,9 @@ import Testing
 struct LicenseHeaderTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../..").standardizedFileURL
-    static let folders = ["Sources", "Tests", "Plugins", "Examples", "bench", "build-support", "packaging", "config"]
+    static let folders = [
+        "Sources", "Tests", "Plugins", "Examples", "Fuzz", "bench", "build-support", "packaging", "config",
+    ]
     static let extensions: Set<String> = ["swift", "c", "h", "sh", "py"]
 
     @Test("every Swift, C, shell and Python file names its license (SPDX) in its first three lines")

@@ -62,6 +62,20 @@ struct RFC3339Tests {
         #expect(failures.isEmpty, "\(failures.count) texts changed, e.g. \(failures.prefix(3))")
     }
 
+    /// Found by Fuzz/control-reply: a Date counts from 2001 in a Double, so the one parsed from a
+    /// time of 1970 (a machine whose clock was not set yet) was often a hair below the microsecond
+    /// written, and format rounded down: the text lost a microsecond at every relay.
+    @Test("a microsecond survives parse and format wherever a Date holds microseconds", arguments: [1900, 1970, 2200])
+    func everyMicrosecondOfASecondSurvivesInAnyYearADateHolds(_ year: Int) throws {
+        var failures: [String] = []
+        for micros in stride(from: 1, to: 1_000_000, by: 997) {
+            let digits = String(micros)
+            let text = "\(year)-11-22T03:45:17." + String(repeating: "0", count: 6 - digits.count) + digits + "Z"
+            if RFC3339.parse(text).map(RFC3339.format) != text { failures.append(text) }
+        }
+        #expect(failures.isEmpty, "\(failures.count) texts changed, e.g. \(failures.prefix(3))")
+    }
+
     @Test(arguments: [
         ("2026-11-22T05:45:00+02:00", "2026-11-22T03:45:00.000000Z"),
         ("2026-11-21T22:15:00-05:30", "2026-11-22T03:45:00.000000Z"),
