@@ -4,7 +4,6 @@ import Glibc
 import NetPathControl
 import NetPathCore
 import NetPathLinux
-import SystemPackage
 
 extension Agent {
     /// Why the agent could not start: which part failed, with what it was given and the errno.
@@ -60,14 +59,15 @@ extension Agent {
         case notHostAndPort(address: String)
         /// The metrics address's host is not a numeric address.
         case notNumericAddress(address: String)
-        /// A system call failed: what was being done (`"bind /run/netpath/netpathd.sock"`), and
-        /// the errno.
-        case systemCall(String, errno: Int32)
+        /// A system call failed (`"bind /run/netpath/netpathd.sock"`, with its errno).
+        case systemCall(SystemCallError)
         /// The thread that serves the socket could not be started.
         case threadNotStarted(name: String)
 
         /// A system call failure with the current `errno`.
-        static func failed(_ operation: String) -> ListenerError { .systemCall(operation, errno: Glibc.errno) }
+        static func failed(_ operation: String) -> ListenerError {
+            .systemCall(SystemCallError(operation: operation, errno: Glibc.errno))
+        }
 
         package var description: String {
             switch self {
@@ -89,8 +89,8 @@ extension Agent {
                 return "metrics address must be HOST:PORT, found \"\(address)\""
             case .notNumericAddress(let address):
                 return "metrics address \"\(address)\" is not a numeric address"
-            case .systemCall(let operation, let errno):
-                return "\(operation): \(Errno(rawValue: errno).description)"
+            case .systemCall(let error):
+                return error.description
             case .threadNotStarted(let name):
                 return "cannot start the \(name) thread"
             }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CLinux
+import NetPathCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import NetPathCore
 #if canImport(Glibc)
     import Glibc
 #endif
