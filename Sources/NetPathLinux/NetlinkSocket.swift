@@ -147,24 +147,35 @@ final class NetlinkSocket {
         sequence: UInt32
     ) -> np_walk_result {
         var result = np_walk_result()
-        kept.withUnsafeBufferPointer { kept in
-            watched.withUnsafeBufferPointer { watched in
-                np_walk(
-                    bytes,
-                    Int32(count),
-                    sequence,
-                    filterRoutes ? 1 : 0,
-                    kept.baseAddress,
-                    Int32(kept.count),
-                    watched.baseAddress,
-                    Int32(watched.count),
-                    MessageCollector.headerCallback,
-                    Unmanaged.passUnretained(collector).toOpaque(),
-                    &result
-                )
-            }
+        withWatchLists(kept, watched) { kept, keptCount, watched, watchedCount in
+            np_walk(
+                bytes,
+                Int32(count),
+                sequence,
+                filterRoutes ? 1 : 0,
+                kept,
+                keptCount,
+                watched,
+                watchedCount,
+                MessageCollector.headerCallback,
+                Unmanaged.passUnretained(collector).toOpaque(),
+                &result
+            )
         }
         return result
+    }
+
+    /// `kept` and `watched` as the C walk takes them, each a base address and a count.
+    private static func withWatchLists<Result>(
+        _ kept: [np_watch],
+        _ watched: [np_watch],
+        _ body: (UnsafePointer<np_watch>?, Int32, UnsafePointer<np_watch>?, Int32) -> Result
+    ) -> Result {
+        kept.withUnsafeBufferPointer { kept in
+            watched.withUnsafeBufferPointer { watched in
+                body(kept.baseAddress, Int32(kept.count), watched.baseAddress, Int32(watched.count))
+            }
+        }
     }
 
     /// Reads every datagram queued on this non-blocking socket, up to `buffer.slots` per system
@@ -180,23 +191,21 @@ final class NetlinkSocket {
     ) -> (received: Received, more: Bool) {
         var result = np_walk_result()
         let slots = Int32(buffer.size / Self.slotSize)
-        let count = kept.withUnsafeBufferPointer { kept in
-            watched.withUnsafeBufferPointer { watched in
-                np_receive_batch(
-                    fileDescriptor,
-                    buffer.bytes,
-                    Int32(Self.slotSize),
-                    slots,
-                    1,
-                    kept.baseAddress,
-                    Int32(kept.count),
-                    watched.baseAddress,
-                    Int32(watched.count),
-                    MessageCollector.headerCallback,
-                    Unmanaged.passUnretained(collector).toOpaque(),
-                    &result
-                )
-            }
+        let count = Self.withWatchLists(kept, watched) { kept, keptCount, watched, watchedCount in
+            np_receive_batch(
+                fileDescriptor,
+                buffer.bytes,
+                Int32(Self.slotSize),
+                slots,
+                1,
+                kept,
+                keptCount,
+                watched,
+                watchedCount,
+                MessageCollector.headerCallback,
+                Unmanaged.passUnretained(collector).toOpaque(),
+                &result
+            )
         }
         if count < 0 {
             return (-count == ENOBUFS ? .overrun : .failed(nl_syserr2nlerr(-count)), false)
